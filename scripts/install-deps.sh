@@ -1,0 +1,34 @@
+#!/bin/sh
+# install-deps.sh - install every Debian package bb needs to build, test and demo.
+# Idempotent: does nothing (and needs no network) when all are present.
+set -eu
+
+PKGS="build-essential cmake pkg-config clang libclang-rt-14-dev
+libpcap-dev libnids-dev libfftw3-dev libgraphviz-dev graphviz libjansson-dev
+tcpdump"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "install-deps: installing:$missing" >&2
+SUDO=""
+if [ "$(id -u)" != 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		SUDO="sudo"
+	else
+		echo "install-deps: error: missing packages:$missing (run as root or install them)" >&2
+		exit 1
+	fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+APT="$SUDO apt-get -o DPkg::Lock::Timeout=600 -q"
+# shellcheck disable=SC2086
+if ! $APT install -y --no-install-recommends $missing >/dev/null 2>&1; then
+	$APT update >/dev/null
+	$APT install -y --no-install-recommends $missing
+fi

@@ -1,0 +1,23 @@
+#!/bin/sh
+# run.sh - run every benchmark: sh tests/bench/run.sh BUILD_DIR
+# Append new benchmarks to BENCHES (each is BUILD_DIR/bin/NAME).
+set -eu
+
+BENCHES="bench_trace"
+
+if [ $# -ne 1 ]; then
+	echo "usage: sh tests/bench/run.sh BUILD_DIR" >&2
+	exit 2
+fi
+bin=$1/bin
+status=0
+for b in $BENCHES; do
+	if [ ! -x "$bin/$b" ]; then
+		echo "run.sh: error: $bin/$b not built" >&2
+		status=1
+		continue
+	fi
+	echo "== $b"
+	"$bin/$b" || status=1
+done
+exit $status

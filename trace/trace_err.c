@@ -1,0 +1,76 @@
+/* trace_err.c - error detail and allocators that abort with the size */
+/* SPDX-License-Identifier: MIT */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/trace.h"
+
+/* Formats into err->msg (truncated, always NUL-terminated); err NULL does nothing. */
+void bb_err_set(struct bb_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+}
+
+/* Allocation failure is not recoverable in bb: say how much and abort. This is
+ * the one place a library prints, because nobody is left to report to. */
+static void oom(size_t n, size_t size)
+{
+	if (size > 1)
+		fprintf(stderr, "bb: out of memory allocating %zu x %zu bytes\n", n, size);
+	else
+		fprintf(stderr, "bb: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+/* malloc that never returns NULL; n 0 gives a unique pointer. Caller frees. */
+void *bb_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		oom(n, 1);
+	return p;
+}
+
+/* calloc that never returns NULL and aborts on n * size overflow. Caller frees. */
+void *bb_xcalloc(size_t n, size_t size)
+{
+	void *p;
+
+	if (size && n > SIZE_MAX / size)
+		oom(n, size);
+	p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom(n, size);
+	return p;
+}
+
+/* realloc that never returns NULL; takes ownership of p, caller frees the result. */
+void *bb_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		oom(n, 1);
+	return q;
+}
+
+/* Copy of at most n bytes of s, stopping at a NUL, NUL-terminated. Caller frees. */
+char *bb_xstrndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *d = bb_xmalloc(len + 1);
+
+	memcpy(d, s, len);
+	d[len] = '\0';
+	return d;
+}

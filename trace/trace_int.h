@@ -1,0 +1,43 @@
+/* trace_int.h - helpers shared by the trace library's own files */
+/* SPDX-License-Identifier: MIT */
+#ifndef BB_TRACE_INT_H
+#define BB_TRACE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Why a timestamp did not parse (BB_TP_OK when it did). */
+enum bb_tp {
+	BB_TP_OK = 0,
+	BB_TP_EMPTY,      /* "" */
+	BB_TP_NOT_NUMBER, /* "abc", "+5" */
+	BB_TP_SIGN,       /* "-" */
+	BB_TP_NO_DIGITS,  /* "." */
+	BB_TP_NO_INT,     /* ".5" */
+	BB_TP_NO_FRAC,    /* "1." */
+	BB_TP_DECIMALS,   /* "1.1234567890" */
+	BB_TP_EXPONENT,   /* "1e9" */
+	BB_TP_JUNK,       /* "17x", "1.2.3" */
+	BB_TP_RANGE,      /* does not fit int64_t nanoseconds */
+};
+
+/* bb_time_parse with the reason for a failure: returns an enum bb_tp. */
+int bb_time_parse_why(const char *s, size_t len, int64_t *ns_out);
+/* Short English reason for an enum bb_tp value ("more than 9 decimals"). */
+const char *bb_time_why(int why);
+
+/* A hint to start loading *p; nothing on compilers without the builtin. */
+#if defined(__GNUC__)
+#define BB_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define BB_PREFETCH(p) ((void)(p))
+#endif
+
+struct bb_intern;
+/* Interning in two steps, to hide the table's cache miss: hash and prefetch
+ * now, add a few records later. */
+uint32_t bb_intern_hash(const char *s, size_t len);
+void bb_intern_prefetch(const struct bb_intern *in, uint32_t h);
+uint32_t bb_intern_add_hashed(struct bb_intern *in, const char *s, size_t len, uint32_t h);
+
+#endif

@@ -1,0 +1,316 @@
+/* trace_write.c - canonical v1 trace writer, buffered, with percent-encoding */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace/trace.h"
+
+/*
+ * Lines are formatted straight into one large buffer and written only as
+ * whole lines (the buffer is flushed before a line that would not fit), so a
+ * reader of a half-written trace never sees a torn line unless the disk fills
+ * mid-write. A file opened by path is written with write(2) directly; a
+ * borrowed stream through fwrite and fflush. The first error sticks: every
+ * later call returns it again and close reports it.
+ */
+
+#define WBUF_CAP (1u << 20)
+
+struct bb_writer {
+	char *name;
+	FILE *fp;   /* borrowed stream, or NULL */
+	int fd;     /* our file, or -1 */
+	char *buf;
+	size_t len, cap;
+	int failed;
+	char failmsg[sizeof(((struct bb_err *)0)->msg)];
+};
+
+/* "CALL", "RET", "MSG"; "?" for a value that is not an op. Static string. */
+const char *bb_op_name(enum bb_op op)
+{
+	switch (op) {
+	case BB_CALL: return "CALL";
+	case BB_RET: return "RET";
+	case BB_MSG: return "MSG";
+	}
+	return "?";
+}
+
+/* The bytes a trace field must not hold raw: the separators (space, tab and
+ * every other byte up to 0x20), DEL, and '%' itself. UTF-8 passes through. */
+static inline int must_encode(unsigned char c)
+{
+	return c <= 0x20 || c == '%' || c == 0x7f;
+}
+
+static char *encode(char *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (must_encode(c)) {
+			o[0] = '%';
+			o[1] = hex[c >> 4];
+			o[2] = hex[c & 15];
+			o += 3;
+		} else {
+			*o++ = (char)c;
+		}
+	}
+	return o;
+}
+
+/* Percent-encodes s[0..len) as the writer does a field. Returns new, caller frees. */
+char *bb_pct_encode(const char *s, size_t len)
+{
+	char *out = bb_xmalloc(3 * len + 1);
+
+	*encode(out, s, len) = '\0';
+	return out;
+}
+
+static int wfail(struct bb_writer *w, struct bb_err *err, int e)
+{
+	w->failed = BB_ERR_IO;
+	snprintf(w->failmsg, sizeof w->failmsg, "%s: write error: %s", w->name, strerror(e));
+	bb_err_set(err, "%s", w->failmsg);
+	return BB_ERR_IO;
+}
+
+static int raw_write(struct bb_writer *w, const char *p, size_t n, struct bb_err *err)
+{
+	if (w->fp) {
+		errno = 0;
+		if (fwrite(p, 1, n, w->fp) != n)
+			return wfail(w, err, errno ? errno : EIO);
+		return 0;
+	}
+	while (n) {
+		ssize_t k = write(w->fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return wfail(w, err, errno);
+		if (k == 0)
+			return wfail(w, err, EIO);
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int flush_buf(struct bb_writer *w, struct bb_err *err)
+{
+	int rc = 0;
+
+	if (w->len)
+		rc = raw_write(w, w->buf, w->len, err);
+	w->len = 0;
+	return rc;
+}
+
+static int check(struct bb_writer *w, struct bb_err *err)
+{
+	if (w->failed)
+		bb_err_set(err, "%s", w->failmsg);
+	return w->failed;
+}
+
+/* Room for need more bytes in the buffer, flushing whole lines first. */
+static int reserve(struct bb_writer *w, size_t need, struct bb_err *err)
+{
+	if (w->len + need <= w->cap)
+		return 0;
+	if (flush_buf(w, err))
+		return BB_ERR_IO;
+	if (need > w->cap) {
+		w->cap = need;
+		w->buf = bb_xrealloc(w->buf, w->cap);
+	}
+	return 0;
+}
+
+static struct bb_writer *new_writer(const char *name, FILE *fp, int fd)
+{
+	struct bb_writer *w = bb_xcalloc(1, sizeof *w);
+
+	w->name = bb_xstrndup(name, strlen(name));
+	w->fp = fp;
+	w->fd = fd;
+	w->cap = WBUF_CAP;
+	w->buf = bb_xmalloc(w->cap);
+	memcpy(w->buf, "#bbtrace 1\n", 11);
+	w->len = 11;
+	return w;
+}
+
+/* Creates or truncates path ("-" is standard output, named "<stdout>").
+ * Returns new (finish with bb_writer_close) or NULL with err set. */
+struct bb_writer *bb_writer_open(const char *path, struct bb_err *err)
+{
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return new_writer("<stdout>", stdout, -1);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		bb_err_set(err, "%s: cannot open for writing: %s", path, strerror(errno));
+		return NULL;
+	}
+	return new_writer(path, NULL, fd);
+}
+
+/* Borrows fp (flushed, never closed, by bb_writer_close); name is copied. */
+struct bb_writer *bb_writer_fopen(FILE *fp, const char *name, struct bb_err *err)
+{
+	(void)err;
+	return new_writer(name ? name : "<stream>", fp, -1);
+}
+
+/* Writes "#text\n". text must not hold a line break, nor be a "bbtrace"
+ * version line (the writer writes that one itself): BB_ERR_ARG. */
+int bb_writer_meta(struct bb_writer *w, const char *text, struct bb_err *err)
+{
+	size_t n = strlen(text);
+
+	if (check(w, err))
+		return w->failed;
+	if (memchr(text, '\n', n) || memchr(text, '\r', n)) {
+		bb_err_set(err, "%s: metadata text contains a line break", w->name);
+		return BB_ERR_ARG;
+	}
+	if (n >= 7 && !memcmp(text, "bbtrace", 7) && (n == 7 || text[7] == ' ' || text[7] == '\t')) {
+		bb_err_set(err, "%s: metadata \"bbtrace\" is the version line, written by the writer",
+		           w->name);
+		return BB_ERR_ARG;
+	}
+	if (reserve(w, n + 2, err))
+		return BB_ERR_IO;
+	w->buf[w->len++] = '#';
+	memcpy(w->buf + w->len, text, n);
+	w->len += n;
+	w->buf[w->len++] = '\n';
+	return 0;
+}
+
+/* Writes one line. sender and receiver are C strings, non-empty; id[0..id_len)
+ * (id_len 0 means strlen(id)); id NULL, "" or "-" writes "-" (none). For each
+ * attribute a key_len or val_len of 0 means strlen of key or val (val NULL is
+ * ""). Node names, id and values are percent-encoded; keys are written as
+ * given, so they must be non-empty and hold no '=', white space or control
+ * bytes. A line that would be longer than BB_LINE_MAX is BB_ERR_LIMIT (the
+ * output always re-reads); an empty name, a bad op or BB_NO_TIME is
+ * BB_ERR_ARG. Write errors return BB_ERR_IO "FILE: write error: ...". */
+int bb_writer_put(struct bb_writer *w, int64_t ts_ns, enum bb_op op, const char *sender,
+                  const char *receiver, const char *id, size_t id_len,
+                  const struct bb_attr *attrs, size_t nattrs, struct bb_err *err)
+{
+	size_t sl, rl, need;
+	char *p, *start;
+
+	if (check(w, err))
+		return w->failed;
+	if (op != BB_CALL && op != BB_RET && op != BB_MSG) {
+		bb_err_set(err, "%s: bad op %d", w->name, (int)op);
+		return BB_ERR_ARG;
+	}
+	if (ts_ns == BB_NO_TIME) {
+		bb_err_set(err, "%s: record without a timestamp", w->name);
+		return BB_ERR_ARG;
+	}
+	if (!sender || !*sender || !receiver || !*receiver) {
+		bb_err_set(err, "%s: empty %s name", w->name, !sender || !*sender ? "sender" : "receiver");
+		return BB_ERR_ARG;
+	}
+	if (id && !id_len)
+		id_len = strlen(id);
+	if (!id || !id_len || (id_len == 1 && id[0] == '-')) {
+		id = "-";
+		id_len = 1;
+	}
+	sl = strlen(sender);
+	rl = strlen(receiver);
+	need = BB_TIME_BUFSZ + 16 + 3 * (sl + rl + id_len);
+	for (size_t i = 0; i < nattrs; i++) {
+		size_t kl = attrs[i].key_len ? attrs[i].key_len : strlen(attrs[i].key);
+		size_t vl = attrs[i].val_len || !attrs[i].val ? attrs[i].val_len : strlen(attrs[i].val);
+		need += kl + 2 + 3 * vl;
+	}
+	if (reserve(w, need, err))
+		return BB_ERR_IO;
+	start = p = w->buf + w->len;
+	p += bb_time_format(ts_ns, p);
+	*p++ = '\t';
+	memcpy(p, bb_op_name(op), op == BB_CALL ? 4 : 3);
+	p += op == BB_CALL ? 4 : 3;
+	*p++ = '\t';
+	p = encode(p, sender, sl);
+	*p++ = '\t';
+	p = encode(p, receiver, rl);
+	*p++ = '\t';
+	p = encode(p, id, id_len);
+	for (size_t i = 0; i < nattrs; i++) {
+		const struct bb_attr *a = &attrs[i];
+		size_t kl = a->key_len ? a->key_len : strlen(a->key);
+		size_t vl = a->val_len || !a->val ? a->val_len : strlen(a->val);
+		*p++ = '\t';
+		memcpy(p, a->key, kl);
+		p += kl;
+		*p++ = '=';
+		if (vl)
+			p = encode(p, a->val, vl);
+	}
+	if ((size_t)(p - start) > BB_LINE_MAX) {
+		bb_err_set(err, "%s: record too long (%zu bytes, the limit is %u)", w->name,
+		           (size_t)(p - start), BB_LINE_MAX);
+		return BB_ERR_LIMIT;
+	}
+	*p++ = '\n';
+	w->len += (size_t)(p - start);
+	return 0;
+}
+
+/* bb_writer_put of a record read by r, names resolved through r's tables. */
+int bb_writer_put_rec(struct bb_writer *w, const struct bb_reader *r, const struct bb_rec *rec,
+                      struct bb_err *err)
+{
+	return bb_writer_put(w, rec->ts_ns, rec->op, bb_reader_node(r, rec->sender),
+	                     bb_reader_node(r, rec->receiver), rec->id_str, rec->id_len,
+	                     rec->attrs, rec->nattrs, err);
+}
+
+/* Writes every buffered line out (and fflushes a borrowed stream). */
+int bb_writer_flush(struct bb_writer *w, struct bb_err *err)
+{
+	if (check(w, err))
+		return w->failed;
+	if (flush_buf(w, err))
+		return BB_ERR_IO;
+	if (w->fp && fflush(w->fp))
+		return wfail(w, err, errno);
+	return 0;
+}
+
+/* Flushes, closes a file it opened, frees. Returns 0, or the first write
+ * error (also one only close(2) reports). w NULL returns 0. */
+int bb_writer_close(struct bb_writer *w, struct bb_err *err)
+{
+	int rc;
+
+	if (!w)
+		return 0;
+	rc = bb_writer_flush(w, err);
+	if (w->fd >= 0) {
+		if (close(w->fd) && !rc)
+			rc = wfail(w, err, errno);
+	}
+	free(w->buf);
+	free(w->name);
+	free(w);
+	return rc;
+}
