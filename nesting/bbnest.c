@@ -1,0 +1,403 @@
+/* bbnest.c - bbnest: causal path patterns of an RPC trace by the nesting algorithm */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nesting/nesting.h"
+
+static const char *prog = "bbnest";
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: bbnest [options] [TRACE]\n"
+	        "Infers the causal path patterns of an RPC trace (TRACE, or standard input)\n"
+	        "with the nesting algorithm and writes them as dot (default), JSON or text.\n"
+	        "  bbnest trace.tr | dot -Tsvg > paths.svg\n"
+	        "\n"
+	        "output:\n"
+	        "  -o, --output FILE         write to FILE instead of standard output\n"
+	        "  -j, --json                JSON: patterns with distributions, params, stats\n"
+	        "  -t, --text                an indented table for a terminal\n"
+	        "      --dot                 Graphviz dot, one cluster per pattern (default)\n"
+	        "      --no-bins             leave histogram bins out of the JSON\n"
+	        "  -r, --rank WHAT           rank by 'latency' (count x mean, default) or 'count'\n"
+	        "  -n, --top N               keep the first N patterns (default all)\n"
+	        "  -m, --min-count C         drop patterns seen fewer than C times\n"
+	        "algorithm:\n"
+	        "  -p, --penalty X,Y,Z       overlapping-, same- and generic-child penalty\n"
+	        "                            exponents (default 2,0,0)\n"
+	        "  -s, --smooth SIGMA        Gaussian smoothing of the scoreboard, in bins\n"
+	        "      --score KIND          compare 'density' (mass per unit delay, default)\n"
+	        "                            or the paper's raw bin 'mass'\n"
+	        "  -w, --skew-window SECONDS loosen nesting comparisons by this much (0.03, 30ms)\n"
+	        "  -b, --bin-range MIN,MAX   histogram range (default 1us,2h)\n"
+	        "      --bin-base B          ratio between bin edges (default 1.05)\n"
+	        "      --timeout SECONDS     evict calls open longer than this (default 1h)\n"
+	        "ground truth (traces with path= attributes):\n"
+	        "      --oracle              print the true patterns instead of inferred ones\n"
+	        "      --truth               also score the inferred patterns against the truth\n"
+	        "input and messages:\n"
+	        "      --lenient             skip bad lines (counted) instead of failing\n"
+	        "  -q, --quiet               no progress or warnings on standard error\n"
+	        "  -h, --help                this help\n"
+	        "      --version             version, with the Graphviz and jansson in use\n"
+	        "Standard input is copied to a temporary file: the algorithm reads its input twice.\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'bbnest --help' for more information.\n");
+	return 2;
+}
+
+static int parse_count(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_num(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_penalty(const char *s, struct bb_nest_params *p)
+{
+	double v[3];
+	char buf[128];
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	char *save = NULL, *tok = strtok_r(buf, ",", &save);
+	int k = 0;
+	for (; tok && k < 3; tok = strtok_r(NULL, ",", &save))
+		if (parse_num(tok, &v[k++]) != 0)
+			return -1;
+	if (k != 3 || tok)
+		return -1;
+	p->penalty_x = v[0];
+	p->penalty_y = v[1];
+	p->penalty_z = v[2];
+	return 0;
+}
+
+static int parse_range(const char *s, struct bb_nest_params *p)
+{
+	const char *comma = strchr(s, ',');
+	char lo[64];
+	if (!comma || (size_t)(comma - s) >= sizeof(lo))
+		return -1;
+	memcpy(lo, s, (size_t)(comma - s));
+	lo[comma - s] = '\0';
+	return bb_duration_parse(lo, &p->bin_min_ns) || bb_duration_parse(comma + 1, &p->bin_max_ns)
+	               ? -1
+	               : 0;
+}
+
+static void progress(void *ctx, int pass, uint64_t records)
+{
+	(void)ctx;
+	fprintf(stderr, "\rbbnest: pass %d: %llu records", pass, (unsigned long long)records);
+}
+
+/* The algorithm reads its input twice: standard input and pipes are copied to
+ * a temporary file first. Returns the stream to read, or NULL. */
+static FILE *open_input(const char *path, int *spooled)
+{
+	FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	*spooled = 0;
+	if (!in) {
+		fprintf(stderr, "%s: error: %s: %s\n", prog, path, strerror(errno));
+		return NULL;
+	}
+	if (in != stdin && fseek(in, 0, SEEK_SET) == 0)
+		return in;
+	FILE *tmp = tmpfile();
+	if (!tmp) {
+		fprintf(stderr, "%s: error: cannot create a temporary file: %s\n", prog,
+		        strerror(errno));
+		if (in != stdin)
+			fclose(in);
+		return NULL;
+	}
+	char buf[1 << 16];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, tmp) != n) {
+			fprintf(stderr, "%s: error: temporary file: %s\n", prog, strerror(errno));
+			fclose(tmp);
+			if (in != stdin)
+				fclose(in);
+			return NULL;
+		}
+	int bad = ferror(in);
+	if (in != stdin)
+		fclose(in);
+	if (bad || fflush(tmp) != 0 || fseek(tmp, 0, SEEK_SET) != 0) {
+		fprintf(stderr, "%s: error: %s: read error\n", prog, path);
+		fclose(tmp);
+		return NULL;
+	}
+	*spooled = 1;
+	return tmp;
+}
+
+enum {
+	OPT_DOT = 256,
+	OPT_NO_BINS,
+	OPT_BIN_BASE,
+	OPT_SCORE,
+	OPT_TIMEOUT,
+	OPT_ORACLE,
+	OPT_TRUTH,
+	OPT_LENIENT,
+	OPT_VERSION,
+};
+
+static const struct option longopts[] = {
+	{"output", required_argument, NULL, 'o'},
+	{"json", no_argument, NULL, 'j'},
+	{"text", no_argument, NULL, 't'},
+	{"dot", no_argument, NULL, OPT_DOT},
+	{"no-bins", no_argument, NULL, OPT_NO_BINS},
+	{"rank", required_argument, NULL, 'r'},
+	{"top", required_argument, NULL, 'n'},
+	{"min-count", required_argument, NULL, 'm'},
+	{"penalty", required_argument, NULL, 'p'},
+	{"smooth", required_argument, NULL, 's'},
+	{"skew-window", required_argument, NULL, 'w'},
+	{"bin-range", required_argument, NULL, 'b'},
+	{"bin-base", required_argument, NULL, OPT_BIN_BASE},
+	{"score", required_argument, NULL, OPT_SCORE},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"oracle", no_argument, NULL, OPT_ORACLE},
+	{"truth", no_argument, NULL, OPT_TRUTH},
+	{"lenient", no_argument, NULL, OPT_LENIENT},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{NULL, 0, NULL, 0},
+};
+
+/* Runs one nesting object over in; prints the error and returns the exit
+ * status on failure, 0 on success. */
+static int run_one(struct bb_nest *n, FILE *in, const char *name,
+                   const struct bb_reader_opts *ro, int show_progress)
+{
+	struct bb_err err = {{0}};
+	if (show_progress)
+		bb_nest_set_progress(n, progress, NULL);
+	if (fseek(in, 0, SEEK_SET) != 0) {
+		fprintf(stderr, "%s: error: %s: cannot rewind: %s\n", prog, name, strerror(errno));
+		return 1;
+	}
+	int rc = bb_nest_run_stream(n, in, name, ro, &err);
+	if (show_progress)
+		fputc('\n', stderr);
+	if (rc < 0) {
+		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
+		return rc == BB_ERR_PARSE ? 2 : 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bb_nest_params p;
+	bb_nest_params_init(&p);
+	struct bb_reader_opts ro = {0};
+	const char *outpath = NULL;
+	int format = 'd', oracle = 0, truth = 0, quiet = 0, c;
+	uint64_t u;
+	double d;
+
+	while ((c = getopt_long(argc, argv, "o:jtr:n:m:p:s:w:b:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			outpath = optarg;
+			break;
+		case 'j':
+		case 't':
+			format = c;
+			break;
+		case OPT_DOT:
+			format = 'd';
+			break;
+		case OPT_NO_BINS:
+			p.bins_in_output = 0;
+			break;
+		case 'r':
+			if (strcmp(optarg, "latency") == 0)
+				p.rank = BB_NEST_RANK_LATENCY;
+			else if (strcmp(optarg, "count") == 0)
+				p.rank = BB_NEST_RANK_COUNT;
+			else
+				return usage_error("--rank: expected 'latency' or 'count', not '%s'",
+				                   optarg);
+			break;
+		case 'n':
+			if (parse_count(optarg, &u) != 0)
+				return usage_error("--top: bad count '%s'", optarg);
+			p.top = (size_t)u;
+			break;
+		case 'm':
+			if (parse_count(optarg, &u) != 0)
+				return usage_error("--min-count: bad count '%s'", optarg);
+			p.min_count = u;
+			break;
+		case 'p':
+			if (parse_penalty(optarg, &p) != 0)
+				return usage_error("--penalty: expected X,Y,Z, not '%s'", optarg);
+			break;
+		case 's':
+			if (parse_num(optarg, &d) != 0)
+				return usage_error("--smooth: bad number '%s'", optarg);
+			p.smooth_sigma = d;
+			break;
+		case 'w':
+			if (bb_duration_parse(optarg, &p.skew_window_ns) != 0)
+				return usage_error("--skew-window: bad duration '%s'", optarg);
+			break;
+		case 'b':
+			if (parse_range(optarg, &p) != 0)
+				return usage_error("--bin-range: expected MIN,MAX durations, not '%s'",
+				                   optarg);
+			break;
+		case OPT_BIN_BASE:
+			if (parse_num(optarg, &d) != 0)
+				return usage_error("--bin-base: bad number '%s'", optarg);
+			p.bin_base = d;
+			break;
+		case OPT_SCORE:
+			if (strcmp(optarg, "density") == 0)
+				p.score_density = 1;
+			else if (strcmp(optarg, "mass") == 0)
+				p.score_density = 0;
+			else
+				return usage_error("--score: expected 'density' or 'mass', not '%s'",
+				                   optarg);
+			break;
+		case OPT_TIMEOUT:
+			if (bb_duration_parse(optarg, &p.open_timeout_ns) != 0)
+				return usage_error("--timeout: bad duration '%s'", optarg);
+			break;
+		case OPT_ORACLE:
+			oracle = 1;
+			break;
+		case OPT_TRUTH:
+			truth = 1;
+			break;
+		case OPT_LENIENT:
+			ro.lenient = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case OPT_VERSION:
+			printf("bbnest (bb) %s\nGraphviz %s\njansson %s\n", BB_VERSION,
+			       bb_viz_graphviz_version(), bb_viz_jansson_version());
+			return 0;
+		default:
+			fprintf(stderr, "Try 'bbnest --help' for more information.\n");
+			return 2;
+		}
+	}
+	if (argc - optind > 1)
+		return usage_error("one trace at most, got '%s' too", argv[optind + 1]);
+	struct bb_err err = {{0}};
+	if (bb_nest_params_check(&p, &err) != 0)
+		return usage_error("%s", err.msg);
+
+	const char *path = optind < argc ? argv[optind] : "-";
+	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	int spooled;
+	FILE *in = open_input(path, &spooled);
+	if (!in)
+		return 1;
+	int show = !quiet && isatty(STDERR_FILENO);
+
+	struct bb_nest *inf = NULL, *orc = NULL;
+	struct bb_vval *acc = NULL;
+	int status = 0;
+	if (!oracle || truth) {
+		inf = bb_nest_new(&p, BB_NEST_INFER);
+		status = run_one(inf, in, name, &ro, show);
+	}
+	if (!status && (oracle || truth)) {
+		orc = bb_nest_new(&p, BB_NEST_ORACLE);
+		status = run_one(orc, in, name, &ro, show);
+		struct bb_nest_stats st;
+		bb_nest_get_stats(orc, &st);
+		if (!status && !quiet && st.calls && st.no_path == st.calls)
+			fprintf(stderr, "%s: warning: %s has no path= attributes: every call is its "
+			                "own true path\n", prog, name);
+	}
+	if (in != stdin)
+		fclose(in);
+	if (status)
+		goto done;
+
+	struct bb_nest *shown = oracle ? orc : inf;
+	struct bb_vpatterns out = *bb_nest_patterns(shown);
+	if (truth) {
+		struct bb_nest_accuracy a;
+		bb_nest_compare(inf, orc, &a);
+		acc = bb_nest_accuracy_vval(&a);
+		out.accuracy = acc;
+	}
+	struct bb_nest_stats st;
+	bb_nest_get_stats(shown, &st);
+	if (st.skipped && !quiet)
+		fprintf(stderr, "%s: warning: %s: skipped %llu bad lines\n", prog, name,
+		        (unsigned long long)st.skipped);
+
+	FILE *fo = stdout;
+	if (outpath && strcmp(outpath, "-") != 0) {
+		fo = fopen(outpath, "w");
+		if (!fo) {
+			fprintf(stderr, "%s: error: %s: %s\n", prog, outpath, strerror(errno));
+			status = 1;
+			goto done;
+		}
+	}
+	int rc = format == 'j'   ? bb_viz_patterns_json(fo, &out, &err)
+	         : format == 't' ? bb_viz_patterns_text(fo, &out, &err)
+	                         : bb_viz_patterns_dot(fo, &out, &err);
+	if (fo != stdout && fclose(fo) != 0 && rc == 0) {
+		bb_err_set(&err, "%s", strerror(errno));
+		rc = BB_ERR_IO;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s: error: %s: %s\n", prog, outpath ? outpath : "<stdout>", err.msg);
+		status = 1;
+	}
+done:
+	bb_vval_free(acc);
+	bb_nest_free(inf);
+	bb_nest_free(orc);
+	(void)spooled;
+	return status;
+}

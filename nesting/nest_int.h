@@ -1,0 +1,173 @@
+/* nest_int.h - private structures of the nesting algorithm */
+/* SPDX-License-Identifier: MIT */
+#ifndef BB_NEST_INT_H
+#define BB_NEST_INT_H
+
+#include "nesting/nesting.h"
+
+/* ---- log bins (nest_hist.c) ------------------------------------------------- */
+
+/* Bin 0 holds everything below min (negative delays too), bins 1..n-2 are
+ * [min*base^(k-1), min*base^k), bin n-1 holds max and above. */
+struct nest_bins {
+	int64_t min_ns, max_ns;
+	double base, lbase; /* lbase = log(base) */
+	uint32_t n;
+};
+
+void nest_bins_init(struct nest_bins *b, int64_t min_ns, int64_t max_ns, double base);
+uint32_t nest_bin(const struct nest_bins *b, int64_t d_ns);
+void nest_bin_range(const struct nest_bins *b, uint32_t k, int64_t *lo, int64_t *hi);
+
+/* A sparse histogram of durations, for pattern statistics: bounded by the
+ * number of bins, not by the number of samples. */
+struct nest_hbin {
+	uint32_t bin;
+	uint64_t count;
+};
+struct nest_hist {
+	uint64_t n;
+	double sum;
+	int64_t min, max;
+	uint32_t nb, cap;
+	struct nest_hbin *b; /* sorted by bin */
+};
+
+void nest_hist_add(struct nest_hist *h, const struct nest_bins *bins, int64_t v);
+void nest_hist_free(struct nest_hist *h);
+/* The q-quantile (0 < q <= 1): the geometric middle of the bin that holds it,
+ * clamped to the observed [min, max]. */
+int64_t nest_hist_quantile(const struct nest_hist *h, const struct nest_bins *bins, double q);
+
+/* ---- calls (nest_pairs.c) ------------------------------------------------------ */
+
+struct call {
+	int64_t call_ts, ret_ts;  /* ret_ts BB_NO_TIME while open */
+	int64_t max_ret;          /* roots: latest return in the tree */
+	uint64_t seq;             /* order of the CALL record */
+	uint64_t line;
+	uint32_t from, to;        /* node indices (the run's own table) */
+	uint32_t nchildren;
+	uint64_t idhash;
+	char *id;                 /* while open */
+	char *path;               /* oracle: path= value, or NULL */
+	struct call *hnext;                 /* open-call hash chain */
+	struct call *gprev, *gnext;         /* all open calls, in call order */
+	struct call *nprev, *nnext;         /* calls into `to`, in call order */
+	struct call *cnext;                 /* closed FIFO (skew window) */
+	struct call *rnext;                 /* pending roots (pass 2) */
+	struct call *parent;
+	struct call *child, *sibling;       /* children in call order */
+	unsigned open : 1, linked : 1;
+};
+
+struct node_list {
+	struct call *head, *tail;
+};
+
+/* ---- the scoreboard (nest_score.c) ----------------------------------------- */
+
+struct triple {
+	uint32_t a, b, c;
+	double *h; /* bins.n values */
+};
+
+/* ---- patterns (nest_paths.c) ------------------------------------------------- */
+
+struct anode {
+	uint32_t name;
+	uint32_t nchildren;
+	struct nest_hist lat, delay;
+	struct anode *children;
+};
+
+struct pattern {
+	uint64_t count;
+	double root_lat_sum; /* sum of root latencies, ns */
+	uint32_t key;        /* index in the pattern-key table */
+	struct anode root;
+};
+
+/* ---- the run ----------------------------------------------------------------- */
+
+struct bb_nest {
+	struct bb_nest_params p;
+	enum bb_nest_mode mode;
+	struct nest_bins bins;
+	int pass;                 /* 1: scoreboard, 2: parents and paths */
+	int64_t now;
+	uint64_t seq;
+
+	struct bb_intern *names;  /* node names */
+	uint32_t *rmap;           /* reader node index -> names index */
+	size_t nrmap;
+
+	/* open calls */
+	struct call **htab;
+	size_t hcap, hcount;
+	struct call *ghead, *gtail;
+	struct node_list *into;   /* per node: calls into it */
+	size_t ninto;
+	struct call *chead, *ctail;   /* closed, still candidates (skew window) */
+	struct call *rhead, *rtail;   /* pending roots (pass 2) */
+	struct call *freelist;
+	size_t live;
+
+	/* calls pass 1 found unmatched: pass 2 ignores them (sorted line numbers) */
+	uint64_t *skip;
+	size_t nskip, capskip;
+
+	/* candidates scratch */
+	struct call **cand;
+	size_t capcand;
+
+	/* scoreboard */
+	struct triple *tri;
+	size_t ntri, captri;
+	uint32_t *tidx;           /* open addressing: index+1, 0 empty */
+	double *binw;             /* per-bin score factor (density or 1) */
+	size_t tcap;
+
+	/* patterns */
+	struct bb_intern *keys;
+	struct pattern *pat;
+	size_t npat, cappat;
+	char *kbuf;
+	size_t klen, kcap;
+
+	struct bb_nest_stats st;
+	bb_nest_progress_fn progress;
+	void *progress_ctx;
+
+	/* export */
+	struct bb_vpatterns out;
+	struct bb_vpattern *vpat;
+	size_t *order;            /* ranked pattern indices, after pruning */
+	size_t norder;
+	void **allocs;            /* export allocations */
+	size_t nallocs, capallocs;
+	struct bb_vval *params, *stats;
+};
+
+/* nest_pairs.c */
+int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err);
+void nest_reset_calls(struct bb_nest *n);
+uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri);
+
+/* nest_score.c */
+struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create);
+void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
+void nest_smooth(struct bb_nest *n);
+void nest_bin_weights(struct bb_nest *n);
+struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
+                                size_t nc);
+
+/* nest_paths.c */
+void nest_attach(struct call *parent, struct call *child);
+void nest_add_instance(struct bb_nest *n, struct call *root);
+void nest_patterns_free(struct bb_nest *n);
+char *nest_pattern_text(const struct bb_nest *n, const struct pattern *p);
+void nest_export_free(struct bb_nest *n);
+void nest_export(struct bb_nest *n);
+
+#endif

@@ -1,0 +1,492 @@
+/* nest_pairs.c - FindCallPairs: open calls, candidate parents, one streaming pass */
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nesting/nest_int.h"
+
+/* Open calls live in three structures at once: a hash table by (caller,
+ * callee, id) to match returns; a list of all open calls in call order, whose
+ * head is the oldest (eviction); and, per callee B, a list of the calls into B
+ * in call order, which is where a child B->C finds its candidate parents. A
+ * call leaves B's list when it returns (or, with a skew window, once it has
+ * been closed for longer than the window), so scanning that list costs the
+ * per-node parallelism and the whole pass costs messages x parallelism. */
+
+uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri)
+{
+	if (ri >= n->nrmap) {
+		size_t cap = n->nrmap ? n->nrmap : 16;
+		while (cap <= ri)
+			cap *= 2;
+		n->rmap = bb_xrealloc(n->rmap, cap * sizeof(*n->rmap));
+		for (size_t i = n->nrmap; i < cap; i++)
+			n->rmap[i] = BB_NONE;
+		n->nrmap = cap;
+	}
+	if (n->rmap[ri] == BB_NONE) {
+		const char *s = bb_reader_node(r, ri);
+		uint32_t k = bb_intern_add(n->names, s, strlen(s));
+		n->rmap[ri] = k;
+		if (k >= n->ninto) {
+			size_t cap = n->ninto ? 2 * n->ninto : 16;
+			while (cap <= k)
+				cap *= 2;
+			n->into = bb_xrealloc(n->into, cap * sizeof(*n->into));
+			memset(&n->into[n->ninto], 0, (cap - n->ninto) * sizeof(*n->into));
+			n->ninto = cap;
+		}
+	}
+	return n->rmap[ri];
+}
+
+static uint64_t key_hash(uint32_t from, uint32_t to, const char *id, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL;
+	uint32_t v[2] = {from, to};
+	const unsigned char *p = (const unsigned char *)v;
+	for (size_t i = 0; i < sizeof(v); i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)id[i]) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+static struct call *call_new(struct bb_nest *n)
+{
+	struct call *c = n->freelist;
+	if (c)
+		n->freelist = c->hnext;
+	else
+		c = bb_xmalloc(sizeof(*c));
+	memset(c, 0, sizeof(*c));
+	n->live++;
+	if (n->live > n->st.peak_open)
+		n->st.peak_open = n->live;
+	return c;
+}
+
+static void call_free(struct bb_nest *n, struct call *c)
+{
+	free(c->id);
+	free(c->path);
+	c->hnext = n->freelist;
+	n->freelist = c;
+	n->live--;
+}
+
+static void htab_grow(struct bb_nest *n)
+{
+	size_t cap = n->hcap ? 2 * n->hcap : 1024;
+	struct call **t = bb_xcalloc(cap, sizeof(*t));
+	for (size_t i = 0; i < n->hcap; i++) {
+		struct call *c = n->htab[i], *next;
+		for (; c; c = next) {
+			next = c->hnext;
+			size_t k = c->idhash & (cap - 1);
+			c->hnext = t[k];
+			t[k] = c;
+		}
+	}
+	free(n->htab);
+	n->htab = t;
+	n->hcap = cap;
+}
+
+static void htab_remove(struct bb_nest *n, struct call *c)
+{
+	struct call **pp = &n->htab[c->idhash & (n->hcap - 1)];
+	while (*pp != c)
+		pp = &(*pp)->hnext;
+	*pp = c->hnext;
+	c->hnext = NULL;
+	n->hcount--;
+}
+
+static void into_link(struct bb_nest *n, struct call *c)
+{
+	struct node_list *l = &n->into[c->to];
+	c->nprev = l->tail;
+	c->nnext = NULL;
+	if (l->tail)
+		l->tail->nnext = c;
+	else
+		l->head = c;
+	l->tail = c;
+	c->linked = 1;
+}
+
+static void into_unlink(struct bb_nest *n, struct call *c)
+{
+	if (!c->linked)
+		return;
+	struct node_list *l = &n->into[c->to];
+	if (c->nprev)
+		c->nprev->nnext = c->nnext;
+	else
+		l->head = c->nnext;
+	if (c->nnext)
+		c->nnext->nprev = c->nprev;
+	else
+		l->tail = c->nprev;
+	c->nprev = c->nnext = NULL;
+	c->linked = 0;
+}
+
+static void open_unlink(struct bb_nest *n, struct call *c)
+{
+	if (c->gprev)
+		c->gprev->gnext = c->gnext;
+	else
+		n->ghead = c->gnext;
+	if (c->gnext)
+		c->gnext->gprev = c->gprev;
+	else
+		n->gtail = c->gprev;
+	c->gprev = c->gnext = NULL;
+	c->open = 0;
+}
+
+static void skip_add(struct bb_nest *n, uint64_t line)
+{
+	if (n->nskip == n->capskip) {
+		n->capskip = n->capskip ? 2 * n->capskip : 64;
+		n->skip = bb_xrealloc(n->skip, n->capskip * sizeof(*n->skip));
+	}
+	n->skip[n->nskip++] = line;
+}
+
+static int skip_has(const struct bb_nest *n, uint64_t line)
+{
+	size_t lo = 0, hi = n->nskip;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (n->skip[mid] < line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n->nskip && n->skip[lo] == line;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A call that will never return: pass 1 remembers it so that pass 2 never
+ * offers it as a parent (a child under it would be lost with it). */
+static void drop_open(struct bb_nest *n, struct call *c, int evicted)
+{
+	htab_remove(n, c);
+	open_unlink(n, c);
+	into_unlink(n, c);
+	skip_add(n, c->line);
+	n->st.unmatched_calls++;
+	n->st.evicted += evicted != 0;
+	call_free(n, c);
+}
+
+/* Frees c and its subtree; returns how many calls that was. */
+static uint64_t free_tree(struct bb_nest *n, struct call *c)
+{
+	uint64_t k = 1;
+	struct call *ch = c->child, *next;
+	for (; ch; ch = next) {
+		next = ch->sibling;
+		k += free_tree(n, ch);
+	}
+	into_unlink(n, c);
+	call_free(n, c);
+	return k;
+}
+
+static void release_root(struct bb_nest *n)
+{
+	struct call *r = n->rhead;
+	n->rhead = r->rnext;
+	if (!n->rhead)
+		n->rtail = NULL;
+	nest_add_instance(n, r);
+	free_tree(n, r);
+}
+
+/* Housekeeping before a record at time now: closed calls leave the candidate
+ * lists once past the skew window; complete roots become pattern instances;
+ * calls open longer than the timeout are evicted (pass 1). */
+static void advance(struct bb_nest *n)
+{
+	int64_t skew = n->p.skew_window_ns;
+	while (n->chead && n->chead->ret_ts + skew < n->now) {
+		struct call *c = n->chead;
+		n->chead = c->cnext;
+		if (!n->chead)
+			n->ctail = NULL;
+		c->cnext = NULL;
+		into_unlink(n, c);
+		if (n->pass == 1)
+			call_free(n, c);
+	}
+	while (n->rhead && (skew == 0 || n->rhead->max_ret + skew < n->now))
+		release_root(n);
+	if (n->pass == 1 && n->p.open_timeout_ns > 0 && n->now != INT64_MAX)
+		while (n->ghead && n->ghead->call_ts < n->now - n->p.open_timeout_ns)
+			drop_open(n, n->ghead, 1);
+}
+
+static void on_call(struct bb_nest *n, const struct bb_reader *r, const struct bb_rec *rec)
+{
+	if (n->pass == 2 && skip_has(n, rec->line))
+		return;
+	struct call *c = call_new(n);
+	c->call_ts = rec->ts_ns;
+	c->ret_ts = BB_NO_TIME;
+	c->seq = n->seq++;
+	c->line = rec->line;
+	c->from = nest_node(n, r, rec->sender);
+	c->to = nest_node(n, r, rec->receiver);
+	c->id = bb_xstrndup(rec->id_str, rec->id_len);
+	c->idhash = key_hash(c->from, c->to, rec->id_str, rec->id_len);
+	if (n->pass == 2 && n->mode == BB_NEST_ORACLE) {
+		size_t len;
+		const char *path = bb_rec_attr(rec, "path", &len);
+		if (path)
+			c->path = bb_xstrndup(path, len);
+		else
+			n->st.no_path++;
+	}
+	if (2 * n->hcount >= n->hcap)
+		htab_grow(n);
+	size_t k = c->idhash & (n->hcap - 1);
+	c->hnext = n->htab[k];
+	n->htab[k] = c;
+	n->hcount++;
+	c->open = 1;
+	c->gprev = n->gtail;
+	if (n->gtail)
+		n->gtail->gnext = c;
+	else
+		n->ghead = c;
+	n->gtail = c;
+	into_link(n, c);
+}
+
+/* The earliest open call from -> to with this id, taken out of the table. */
+static struct call *take_open(struct bb_nest *n, uint32_t from, uint32_t to, const char *id,
+                              size_t len)
+{
+	if (!n->hcap)
+		return NULL;
+	uint64_t h = key_hash(from, to, id, len);
+	struct call *best = NULL;
+	for (struct call *c = n->htab[h & (n->hcap - 1)]; c; c = c->hnext)
+		if (c->idhash == h && c->from == from && c->to == to && strlen(c->id) == len &&
+		    memcmp(c->id, id, len) == 0 && (!best || c->seq < best->seq))
+			best = c;
+	if (best)
+		htab_remove(n, best);
+	return best;
+}
+
+/* Candidate parents of child B->C: calls into B that began before the child's
+ * call and are still open at its return; the skew window widens both
+ * comparisons. In call order, so the first is the earliest. */
+static size_t candidates(struct bb_nest *n, struct call *c)
+{
+	int64_t skew = n->p.skew_window_ns;
+	int64_t limit = c->call_ts + skew;
+	size_t nc = 0;
+	for (struct call *p = n->into[c->from].head; p; p = p->nnext) {
+		if (p->call_ts > limit || (p->call_ts == limit && p->seq > c->seq))
+			break;
+		if (p == c)
+			continue;
+		if (!p->open && !(skew > 0 && p->ret_ts >= n->now - skew))
+			continue;
+		if (nc == n->capcand) {
+			n->capcand = n->capcand ? 2 * n->capcand : 64;
+			n->cand = bb_xrealloc(n->cand, n->capcand * sizeof(*n->cand));
+		}
+		n->cand[nc++] = p;
+	}
+	return nc;
+}
+
+static void update_max_ret(struct call *c, int64_t t)
+{
+	for (; c && c->max_ret < t; c = c->parent)
+		c->max_ret = t;
+}
+
+static struct call *oracle_parent(struct call *c, struct call **cand, size_t nc)
+{
+	if (!c->path)
+		return NULL;
+	for (size_t i = 0; i < nc; i++)
+		if (cand[i]->path && strcmp(cand[i]->path, c->path) == 0)
+			return cand[i];
+	return NULL;
+}
+
+static void on_ret(struct bb_nest *n, const struct bb_reader *r, const struct bb_rec *rec)
+{
+	/* a return travels callee -> caller */
+	uint32_t caller = nest_node(n, r, rec->receiver);
+	uint32_t callee = nest_node(n, r, rec->sender);
+	struct call *c = take_open(n, caller, callee, rec->id_str, rec->id_len);
+	if (!c) {
+		if (n->pass == 1)
+			n->st.unmatched_returns++;
+		return;
+	}
+	open_unlink(n, c);
+	c->ret_ts = rec->ts_ns;
+	c->max_ret = c->ret_ts;
+	free(c->id);
+	c->id = NULL;
+	if (n->pass == 1)
+		n->st.call_pairs++;
+
+	size_t nc = candidates(n, c);
+	if (nc) {
+		n->st.children++;
+		n->st.candidates += nc;
+	}
+	if (n->pass == 1) {
+		if (n->mode == BB_NEST_INFER && nc)
+			nest_score_child(n, c, n->cand, nc);
+	} else {
+		struct call *parent = NULL;
+		if (nc)
+			parent = n->mode == BB_NEST_ORACLE ? oracle_parent(c, n->cand, nc)
+			                                   : nest_choose_parent(n, c, n->cand, nc);
+		if (parent) {
+			nest_attach(parent, c);
+			update_max_ret(parent, c->max_ret);
+		} else {
+			n->st.roots++;
+			c->rnext = NULL;
+			if (n->rtail)
+				n->rtail->rnext = c;
+			else
+				n->rhead = c;
+			n->rtail = c;
+		}
+	}
+	if (n->p.skew_window_ns > 0) {
+		c->cnext = NULL;
+		if (n->ctail)
+			n->ctail->cnext = c;
+		else
+			n->chead = c;
+		n->ctail = c;
+	} else {
+		into_unlink(n, c);
+		if (n->pass == 1)
+			call_free(n, c);
+	}
+}
+
+static void discard(struct bb_nest *n);
+
+/* The end of a pass: what is still open never returned. */
+static void finish(struct bb_nest *n)
+{
+	n->now = INT64_MAX;
+	int64_t skew = n->p.skew_window_ns;
+	n->p.skew_window_ns = 0; /* flush everything */
+	advance(n);
+	n->p.skew_window_ns = skew;
+	if (n->pass == 1) {
+		while (n->ghead)
+			drop_open(n, n->ghead, 0);
+		if (n->nskip)
+			qsort(n->skip, n->nskip, sizeof(*n->skip), cmp_u64);
+	} else {
+		discard(n);
+	}
+}
+
+/* Frees every call still held, without making instances of them. In pass 2
+ * every returned call is a pending root or hangs under a parent, so all are
+ * reachable from the pending roots and the open calls. */
+static void discard(struct bb_nest *n)
+{
+	while (n->chead) {
+		struct call *c = n->chead;
+		n->chead = c->cnext;
+		c->cnext = NULL;
+		into_unlink(n, c);
+		if (n->pass == 1)
+			call_free(n, c);
+	}
+	n->ctail = NULL;
+	while (n->rhead) {
+		struct call *c = n->rhead;
+		n->rhead = c->rnext;
+		free_tree(n, c);
+	}
+	n->rtail = NULL;
+	while (n->ghead) {
+		struct call *c = n->ghead;
+		htab_remove(n, c);
+		open_unlink(n, c);
+		n->st.orphans += free_tree(n, c) - 1;
+	}
+}
+
+void nest_reset_calls(struct bb_nest *n)
+{
+	while (n->freelist) {
+		struct call *c = n->freelist;
+		n->freelist = c->hnext;
+		free(c);
+	}
+}
+
+int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err)
+{
+	struct bb_rec rec;
+	int rc;
+	uint64_t k = 0;
+	n->seq = 0;
+	n->now = INT64_MIN;
+	n->nrmap = 0;
+	free(n->rmap);
+	n->rmap = NULL;
+	if (n->pass == 2) {
+		n->st.children = 0;
+		n->st.candidates = 0;
+	}
+	while ((rc = bb_reader_next(r, &rec, err)) > 0) {
+		if (n->progress && (++k & 0xfffff) == 0)
+			n->progress(n->progress_ctx, n->pass, k);
+		if (rec.ts_ns > n->now) {
+			n->now = rec.ts_ns;
+			advance(n);
+		}
+		if (n->pass == 1) {
+			if (n->st.messages++ == 0)
+				n->st.first_ns = rec.ts_ns;
+			n->st.last_ns = n->now;
+		}
+		if (rec.op == BB_CALL) {
+			n->st.calls += n->pass == 1;
+			on_call(n, r, &rec);
+		} else if (rec.op == BB_RET) {
+			n->st.returns += n->pass == 1;
+			on_ret(n, r, &rec);
+		}
+	}
+	if (rc < 0) {
+		discard(n); /* the run is void, but frees cleanly */
+		return rc;
+	}
+	finish(n);
+	struct bb_reader_stats rs;
+	bb_reader_stats(r, &rs);
+	if (n->pass == 1)
+		n->st.skipped = rs.skipped;
+	return 0;
+}

@@ -1,0 +1,281 @@
+/* nest_paths.c - FindCallPaths: instance trees, pattern aggregation, ranking, export to viz */
+/* SPDX-License-Identifier: MIT */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nesting/nest_int.h"
+
+/* Children are kept in call order (ties in trace order): that order is part
+ * of a pattern's identity. */
+void nest_attach(struct call *parent, struct call *child)
+{
+	struct call **pp = &parent->child;
+	while (*pp && ((*pp)->call_ts < child->call_ts ||
+	               ((*pp)->call_ts == child->call_ts && (*pp)->seq < child->seq)))
+		pp = &(*pp)->sibling;
+	child->sibling = *pp;
+	*pp = child;
+	child->parent = parent;
+	parent->nchildren++;
+}
+
+static void kput(struct bb_nest *n, const char *s, size_t len)
+{
+	if (n->klen + len + 1 > n->kcap) {
+		n->kcap = 2 * (n->klen + len + 1) + 64;
+		n->kbuf = bb_xrealloc(n->kbuf, n->kcap);
+	}
+	memcpy(n->kbuf + n->klen, s, len);
+	n->klen += len;
+	n->kbuf[n->klen] = '\0';
+}
+
+static void kput_u32(struct bb_nest *n, uint32_t v)
+{
+	char b[16];
+	int len = snprintf(b, sizeof(b), "%u", v);
+	kput(n, b, (size_t)len);
+}
+
+/* The shape of the subtree under c (c's callee and its children), as text of
+ * node indices: "5(7,8(9))". */
+static void key_of(struct bb_nest *n, const struct call *c)
+{
+	kput_u32(n, c->to);
+	if (!c->child)
+		return;
+	kput(n, "(", 1);
+	for (const struct call *ch = c->child; ch; ch = ch->sibling) {
+		key_of(n, ch);
+		if (ch->sibling)
+			kput(n, ",", 1);
+	}
+	kput(n, ")", 1);
+}
+
+static void shape_of(struct anode *a, const struct call *c)
+{
+	a->name = c->to;
+	a->nchildren = c->nchildren;
+	a->children = c->nchildren ? bb_xcalloc(c->nchildren, sizeof(*a->children)) : NULL;
+	uint32_t i = 0;
+	for (const struct call *ch = c->child; ch; ch = ch->sibling)
+		shape_of(&a->children[i++], ch);
+}
+
+static void aggregate(struct bb_nest *n, struct anode *a, const struct call *c,
+                      const struct call *parent)
+{
+	nest_hist_add(&a->lat, &n->bins, c->ret_ts - c->call_ts);
+	if (parent)
+		nest_hist_add(&a->delay, &n->bins, c->call_ts - parent->call_ts);
+	uint32_t i = 0;
+	for (const struct call *ch = c->child; ch; ch = ch->sibling)
+		aggregate(n, &a->children[i++], ch, c);
+}
+
+/* CreatePathNode and the T_paths update of figure 4 for one complete root:
+ * the pattern is the caller of the root call with one child, the callee. The
+ * first call's own delay is not defined (the root is where the path starts). */
+void nest_add_instance(struct bb_nest *n, struct call *root)
+{
+	n->klen = 0;
+	kput_u32(n, root->from);
+	kput(n, "(", 1);
+	key_of(n, root);
+	kput(n, ")", 1);
+	uint32_t k = bb_intern_add(n->keys, n->kbuf, n->klen);
+	if (k == n->npat) {
+		if (n->npat == n->cappat) {
+			n->cappat = n->cappat ? 2 * n->cappat : 64;
+			n->pat = bb_xrealloc(n->pat, n->cappat * sizeof(*n->pat));
+		}
+		struct pattern *p = &n->pat[n->npat++];
+		memset(p, 0, sizeof(*p));
+		p->key = k;
+		p->root.name = root->from;
+		p->root.nchildren = 1;
+		p->root.children = bb_xcalloc(1, sizeof(*p->root.children));
+		shape_of(&p->root.children[0], root);
+		n->st.patterns = n->npat;
+	}
+	struct pattern *p = &n->pat[k];
+	int64_t lat = root->ret_ts - root->call_ts;
+	p->count++;
+	p->root_lat_sum += (double)lat;
+	nest_hist_add(&p->root.lat, &n->bins, lat);
+	aggregate(n, &p->root.children[0], root, NULL);
+}
+
+static void anode_free(struct anode *a)
+{
+	for (uint32_t i = 0; i < a->nchildren; i++)
+		anode_free(&a->children[i]);
+	free(a->children);
+	nest_hist_free(&a->lat);
+	nest_hist_free(&a->delay);
+}
+
+void nest_patterns_free(struct bb_nest *n)
+{
+	for (size_t i = 0; i < n->npat; i++)
+		anode_free(&n->pat[i].root);
+	free(n->pat);
+	n->pat = NULL;
+	n->npat = n->cappat = 0;
+}
+
+static void text_of(const struct bb_nest *n, const struct anode *a, char **buf, size_t *len,
+                    size_t *cap)
+{
+	const char *name = bb_intern_str(n->names, a->name);
+	size_t nl = strlen(name);
+	if (*len + nl + 4 > *cap) {
+		*cap = 2 * (*len + nl + 4);
+		*buf = bb_xrealloc(*buf, *cap);
+	}
+	memcpy(*buf + *len, name, nl);
+	*len += nl;
+	if (a->nchildren) {
+		(*buf)[(*len)++] = '(';
+		for (uint32_t i = 0; i < a->nchildren; i++) {
+			if (i)
+				(*buf)[(*len)++] = ' ';
+			text_of(n, &a->children[i], buf, len, cap);
+			if (*len + 4 > *cap) {
+				*cap = 2 * (*len + 4);
+				*buf = bb_xrealloc(*buf, *cap);
+			}
+		}
+		(*buf)[(*len)++] = ')';
+	}
+	(*buf)[*len] = '\0';
+}
+
+char *nest_pattern_text(const struct bb_nest *n, const struct pattern *p)
+{
+	size_t len = 0, cap = 64;
+	char *buf = bb_xmalloc(cap);
+	buf[0] = '\0';
+	text_of(n, &p->root, &buf, &len, &cap);
+	return buf;
+}
+
+char *bb_nest_pattern_key(const struct bb_nest *n, size_t i)
+{
+	if (!n->order || i >= n->norder)
+		return NULL;
+	return nest_pattern_text(n, &n->pat[n->order[i]]);
+}
+
+/* ---- export ----------------------------------------------------------------- */
+
+static void *ealloc(struct bb_nest *n, size_t size)
+{
+	if (n->nallocs == n->capallocs) {
+		n->capallocs = n->capallocs ? 2 * n->capallocs : 64;
+		n->allocs = bb_xrealloc(n->allocs, n->capallocs * sizeof(*n->allocs));
+	}
+	void *p = bb_xcalloc(1, size ? size : 1);
+	n->allocs[n->nallocs++] = p;
+	return p;
+}
+
+void nest_export_free(struct bb_nest *n)
+{
+	for (size_t i = 0; i < n->nallocs; i++)
+		free(n->allocs[i]);
+	free(n->allocs);
+	n->allocs = NULL;
+	n->nallocs = n->capallocs = 0;
+	free(n->order);
+	n->order = NULL;
+	n->norder = 0;
+	n->vpat = NULL;
+}
+
+static void export_stat(struct bb_nest *n, struct bb_vstat *s, const struct nest_hist *h)
+{
+	s->n = h->n;
+	s->mean = h->n ? h->sum / (double)h->n : 0;
+	s->p50 = nest_hist_quantile(h, &n->bins, 0.50);
+	s->p90 = nest_hist_quantile(h, &n->bins, 0.90);
+	s->p99 = nest_hist_quantile(h, &n->bins, 0.99);
+	s->max = h->n ? h->max : 0;
+	s->nbins = 0;
+	s->bins = NULL;
+	if (n->p.bins_in_output && h->nb) {
+		struct bb_vbin *b = ealloc(n, h->nb * sizeof(*b));
+		for (uint32_t i = 0; i < h->nb; i++) {
+			nest_bin_range(&n->bins, h->b[i].bin, &b[i].lo_ns, &b[i].hi_ns);
+			b[i].count = h->b[i].count;
+		}
+		s->nbins = h->nb;
+		s->bins = b;
+	}
+}
+
+static void export_node(struct bb_nest *n, struct bb_vnode *v, const struct anode *a)
+{
+	v->name = bb_intern_str(n->names, a->name);
+	export_stat(n, &v->latency, &a->lat);
+	export_stat(n, &v->call_delay, &a->delay);
+	v->nchildren = a->nchildren;
+	struct bb_vnode *ch = ealloc(n, a->nchildren * sizeof(*ch));
+	for (uint32_t i = 0; i < a->nchildren; i++)
+		export_node(n, &ch[i], &a->children[i]);
+	v->children = a->nchildren ? ch : NULL;
+}
+
+struct rank_key {
+	double total;
+	uint64_t count;
+	const char *key;
+	size_t idx;
+	int by_latency;
+};
+
+static int rank_cmp(const void *x, const void *y)
+{
+	const struct rank_key *a = x, *b = y;
+	if (a->by_latency && a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+/* Ranks, prunes and converts the patterns into viz's model. */
+void nest_export(struct bb_nest *n)
+{
+	nest_export_free(n);
+	struct rank_key *rk = bb_xmalloc((n->npat ? n->npat : 1) * sizeof(*rk));
+	size_t k = 0;
+	for (size_t i = 0; i < n->npat; i++)
+		if (n->pat[i].count >= n->p.min_count)
+			rk[k++] = (struct rank_key){n->pat[i].root_lat_sum, n->pat[i].count,
+			                            bb_intern_str(n->keys, n->pat[i].key), i,
+			                            n->p.rank == BB_NEST_RANK_LATENCY};
+	qsort(rk, k, sizeof(*rk), rank_cmp);
+	n->order = bb_xmalloc((k ? k : 1) * sizeof(*n->order));
+	for (size_t i = 0; i < k; i++)
+		n->order[i] = rk[i].idx;
+	free(rk);
+	if (n->p.top && k > n->p.top)
+		k = n->p.top;
+	n->norder = k;
+	n->vpat = ealloc(n, k * sizeof(*n->vpat));
+	for (size_t i = 0; i < k; i++) {
+		const struct pattern *p = &n->pat[n->order[i]];
+		struct bb_vpattern *v = &n->vpat[i];
+		v->rank = (unsigned)(i + 1);
+		v->count = p->count;
+		v->total_latency_ns = llround(p->root_lat_sum);
+		export_node(n, &v->root, &p->root);
+	}
+	n->out.n = k;
+	n->out.v = n->vpat;
+}

@@ -1,0 +1,188 @@
+/* nest_score.c - ScoreNestings and FindNestedPairs: the scoreboard, smoothing, penalties */
+/* SPDX-License-Identifier: MIT */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nesting/nest_int.h"
+
+static uint64_t triple_hash(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ULL;
+	h ^= (b + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
+	h ^= (c + 0x85ebca6b27d4eb4fULL) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
+}
+
+static void tidx_grow(struct bb_nest *n)
+{
+	size_t cap = n->tcap ? 2 * n->tcap : 256;
+	uint32_t *t = bb_xcalloc(cap, sizeof(*t));
+	for (size_t i = 0; i < n->ntri; i++) {
+		struct triple *x = &n->tri[i];
+		size_t k = triple_hash(x->a, x->b, x->c) & (cap - 1);
+		while (t[k])
+			k = (k + 1) & (cap - 1);
+		t[k] = (uint32_t)i + 1;
+	}
+	free(n->tidx);
+	n->tidx = t;
+	n->tcap = cap;
+}
+
+/* Scoreboard histograms have two halves: bins 0..n-1 for delays >= 0 and
+ * n..2n-1 for negative ones (by magnitude), which only a skew window lets in.
+ * Folding those into the "below min" bin would pile every parent that seems
+ * to start after its child into one narrow bin and make it win. */
+static uint32_t sb_bin(const struct bb_nest *n, int64_t d)
+{
+	return d >= 0 ? nest_bin(&n->bins, d) : n->bins.n + nest_bin(&n->bins, -d);
+}
+
+/* The histogram of nestings of B->C calls in A->B calls, created if asked. */
+struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create)
+{
+	if (!n->tcap) {
+		if (!create)
+			return NULL;
+		tidx_grow(n);
+	}
+	size_t k = triple_hash(a, b, c) & (n->tcap - 1);
+	for (; n->tidx[k]; k = (k + 1) & (n->tcap - 1)) {
+		struct triple *x = &n->tri[n->tidx[k] - 1];
+		if (x->a == a && x->b == b && x->c == c)
+			return x;
+	}
+	if (!create)
+		return NULL;
+	if (n->ntri == n->captri) {
+		n->captri = n->captri ? 2 * n->captri : 64;
+		n->tri = bb_xrealloc(n->tri, n->captri * sizeof(*n->tri));
+	}
+	struct triple *x = &n->tri[n->ntri++];
+	x->a = a;
+	x->b = b;
+	x->c = c;
+	x->h = bb_xcalloc(2 * (size_t)n->bins.n, sizeof(*x->h));
+	n->tidx[k] = (uint32_t)n->ntri;
+	n->st.triples = n->ntri;
+	if (2 * n->ntri > n->tcap)
+		tidx_grow(n);
+	return x;
+}
+
+/* Each candidate parent gets 1/|candidates| at the delay between its call and
+ * the child's (figure 4, lines 13-16). */
+void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand, size_t nc)
+{
+	double w = 1.0 / (double)nc;
+	for (size_t i = 0; i < nc; i++) {
+		struct triple *t = nest_triple(n, cand[i]->from, child->from, child->to, 1);
+		t->h[sb_bin(n, child->call_ts - cand[i]->call_ts)] += w;
+	}
+}
+
+/* Convolves every histogram with a Gaussian of sigma bins (cut at 4 sigma,
+ * weights summing to 1), which widens peaks that clock skew has smeared. */
+void nest_smooth(struct bb_nest *n)
+{
+	double sigma = n->p.smooth_sigma;
+	if (sigma <= 0 || n->ntri == 0)
+		return;
+	int r = (int)ceil(4 * sigma);
+	double *k = bb_xmalloc((size_t)(2 * r + 1) * sizeof(*k)), sum = 0;
+	for (int i = -r; i <= r; i++)
+		sum += k[i + r] = exp(-0.5 * (double)i * i / (sigma * sigma));
+	for (int i = 0; i <= 2 * r; i++)
+		k[i] /= sum;
+	int nb = (int)n->bins.n;
+	double *out = bb_xmalloc((size_t)nb * sizeof(*out));
+	for (size_t t = 0; t < 2 * n->ntri; t++) {
+		double *h = n->tri[t / 2].h + (t % 2) * (size_t)nb; /* each half alone */
+		for (int j = 0; j < nb; j++) {
+			double v = 0;
+			int lo = j - r < 0 ? 0 : j - r, hi = j + r >= nb ? nb - 1 : j + r;
+			for (int i = lo; i <= hi; i++)
+				v += h[i] * k[j - i + r];
+			out[j] = v;
+		}
+		memcpy(h, out, (size_t)nb * sizeof(*h));
+	}
+	free(out);
+	free(k);
+}
+
+/* The paper multiplies by c^-e, which is undefined for c = 0. Here c counts
+ * the candidate child too: the factor is (c + 1)^-e for c children already
+ * there, so a parent with none (c = 0) is not penalised (factor 1) and one
+ * with one such child already gets 2^-e. Counting only the children already
+ * there (c^-e, with 0 meaning 1) leaves a second child unpenalised and, on
+ * the multi-tier trace, triples the false instances (docs/nesting.md). */
+static double penalty(uint32_t c, double e)
+{
+	return c == 0 || e == 0 ? 1.0 : pow((double)c + 1, -e);
+}
+
+/* Per-bin factor turning the scoreboard's mass per bin into a density (mass
+ * per unit of delay), relative to the first log bin. With log bins a bin at
+ * delay d is d*(base-1) wide, so mass per bin favours long delays: the
+ * spread-out mass of wrong parents at long delays can outweigh the true
+ * peak. --score mass keeps the paper's raw bin values. */
+void nest_bin_weights(struct bb_nest *n)
+{
+	n->binw = bb_xmalloc(2 * (size_t)n->bins.n * sizeof(*n->binw));
+	int64_t lo1, hi1;
+	nest_bin_range(&n->bins, 1, &lo1, &hi1);
+	double w1 = (double)(hi1 - lo1);
+	for (uint32_t k = 0; k < n->bins.n; k++) {
+		int64_t lo, hi;
+		nest_bin_range(&n->bins, k, &lo, &hi);
+		double w = k == 0 ? (double)n->bins.min_ns
+		           : k == n->bins.n - 1 ? (double)n->bins.max_ns * (n->bins.base - 1)
+		                                : (double)(hi - lo);
+		n->binw[k] = n->binw[n->bins.n + k] = n->p.score_density ? w1 / (w > 0 ? w : 1) : 1.0;
+	}
+}
+
+/* FindNestedPairs for one child: raw score from the scoreboard, scaled by the
+ * overlapping-, same- and generic-child penalties over the children already
+ * given to each candidate; the highest wins, ties go to the earliest. */
+struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
+                                size_t nc)
+{
+	const struct bb_nest_params *p = &n->p;
+	struct call *best = NULL;
+	double best_score = -1;
+	for (size_t i = 0; i < nc; i++) {
+		struct call *par = cand[i];
+		struct triple *t = nest_triple(n, par->from, child->from, child->to, 0);
+		uint32_t bk = sb_bin(n, child->call_ts - par->call_ts);
+		double s = t ? t->h[bk] * n->binw[bk] : 0;
+		if (s > 0 && par->nchildren) {
+			uint32_t overlap = 0, same = 0;
+			for (struct call *ch = par->child; ch; ch = ch->sibling) {
+				overlap += ch->call_ts < child->ret_ts && child->call_ts < ch->ret_ts;
+				same += ch->to == child->to;
+			}
+			s *= penalty(overlap, p->penalty_x) * penalty(same, p->penalty_y) *
+			     penalty(par->nchildren, p->penalty_z);
+		}
+		if (s > best_score) {
+			best_score = s;
+			best = par;
+		}
+	}
+	return best;
+}
+
+double bb_nest_score(const struct bb_nest *n, const char *a, const char *b, const char *c,
+                     int64_t delta_ns)
+{
+	uint32_t ia = bb_intern_find(n->names, a, strlen(a));
+	uint32_t ib = bb_intern_find(n->names, b, strlen(b));
+	uint32_t ic = bb_intern_find(n->names, c, strlen(c));
+	if (ia == BB_NONE || ib == BB_NONE || ic == BB_NONE)
+		return 0;
+	struct triple *t = nest_triple((struct bb_nest *)(uintptr_t)n, ia, ib, ic, 0);
+	return t ? t->h[sb_bin(n, delta_ns)] : 0;
+}

@@ -1,0 +1,126 @@
+/* nesting.h - the nesting algorithm (paper section 5.1): call pairs, scoreboard, parents, path patterns */
+/* SPDX-License-Identifier: MIT */
+#ifndef BB_NESTING_H
+#define BB_NESTING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace/trace.h"
+#include "viz/viz.h"
+
+/* How patterns are ranked: by total latency (count x mean root latency, as
+ * figure 11) or by instance count. */
+enum bb_nest_rank { BB_NEST_RANK_LATENCY = 0, BB_NEST_RANK_COUNT = 1 };
+
+/* How a child call gets its parent: inferred from the scoreboard (the nesting
+ * algorithm), or read from the ground truth (`path=` attributes, the oracle). */
+enum bb_nest_mode { BB_NEST_INFER = 0, BB_NEST_ORACLE = 1 };
+
+struct bb_nest_params {
+	int64_t bin_min_ns;      /* scoreboard and latency bins: [min, max) in log bins */
+	int64_t bin_max_ns;      /* below min and at or above max: one bin each */
+	double bin_base;         /* ratio between bin edges, 1.05 */
+	double smooth_sigma;     /* Gaussian smoothing of each histogram, in bins; 0 = off */
+	double penalty_x;        /* overlapping-child penalty exponent */
+	double penalty_y;        /* same-child penalty exponent */
+	double penalty_z;        /* generic-child penalty exponent */
+	int64_t skew_window_ns;  /* loosens the nesting comparisons (section 7.5.6) */
+	int64_t open_timeout_ns; /* a call open longer than this is evicted, unmatched */
+	enum bb_nest_rank rank;
+	size_t top;              /* keep the first N patterns; 0 = all */
+	uint64_t min_count;      /* drop patterns with fewer instances */
+	int score_density;       /* score = scoreboard mass / bin width (default); 0: raw mass */
+	int bins_in_output;      /* export histogram bins (JSON) */
+};
+
+/* The oracle's skew window is at least this (100 ms): see bb_nest_new. */
+#define BB_NEST_ORACLE_WINDOW_NS INT64_C(100000000)
+
+/* Fills p with the defaults: bins 1 us .. 2 h in steps of 1.05, no smoothing,
+ * penalties 2,0,0, density scores, no skew window, 1 h open-call timeout,
+ * rank by latency. */
+void bb_nest_params_init(struct bb_nest_params *p);
+
+/* Checks p; returns 0 or BB_ERR_ARG with err naming the bad field. */
+int bb_nest_params_check(const struct bb_nest_params *p, struct bb_err *err);
+
+struct bb_nest_stats {
+	uint64_t messages;          /* records read (CALL, RET and MSG) */
+	int64_t first_ns, last_ns;  /* first and last timestamps */
+	uint64_t calls, returns;    /* CALL and RET records */
+	uint64_t call_pairs;        /* returns matched to a call */
+	uint64_t unmatched_calls;   /* calls never returned (at the end or evicted) */
+	uint64_t unmatched_returns; /* returns with no open call */
+	uint64_t evicted;           /* of unmatched_calls: open longer than the timeout */
+	uint64_t children;          /* call pairs with at least one candidate parent */
+	uint64_t candidates;        /* sum of |candidates| over those */
+	double mean_parallelism;    /* candidates / children (section 5.1.2) */
+	uint64_t roots;             /* call pairs with no parent: path instances */
+	uint64_t orphans;           /* call pairs lost under a parent that never returned */
+	uint64_t triples;           /* scoreboard histograms, (A, B, C) */
+	uint64_t patterns;          /* distinct patterns, before pruning */
+	uint64_t no_path;           /* oracle: calls without a path= attribute */
+	uint64_t skipped;           /* bad lines skipped (lenient) */
+	size_t peak_open;           /* most calls held at once */
+};
+
+struct bb_nest;
+
+/* Returns new (free with bb_nest_free); copies p. In BB_NEST_ORACLE mode the
+ * skew window is raised to BB_NEST_ORACLE_WINDOW_NS if smaller. */
+struct bb_nest *bb_nest_new(const struct bb_nest_params *p, enum bb_nest_mode mode);
+void bb_nest_free(struct bb_nest *n);
+
+/* Runs the whole algorithm over a seekable stream (two passes: the scoreboard,
+ * then parents and paths; the stream is rewound in between). Borrows fp; name
+ * is used in messages. Returns 0 or a negative bb_status with err set. */
+int bb_nest_run_stream(struct bb_nest *n, FILE *fp, const char *name,
+                       const struct bb_reader_opts *ro, struct bb_err *err);
+/* Same over memory (tests). Borrows buf. */
+int bb_nest_run_mem(struct bb_nest *n, const char *buf, size_t len, const char *name,
+                    const struct bb_reader_opts *ro, struct bb_err *err);
+
+/* Optional progress: called about every 2^20 records with the pass (1 or 2)
+ * and the records read so far in it. */
+typedef void (*bb_nest_progress_fn)(void *ctx, int pass, uint64_t records);
+void bb_nest_set_progress(struct bb_nest *n, bb_nest_progress_fn fn, void *ctx);
+
+void bb_nest_get_stats(const struct bb_nest *n, struct bb_nest_stats *st);
+
+/* The scoreboard value of (a, b, c, delta) after pass 1 (and smoothing), for
+ * tests; node names. 0 when the triple is unknown. */
+double bb_nest_score(const struct bb_nest *n, const char *a, const char *b, const char *c,
+                     int64_t delta_ns);
+
+/* The ranked, pruned patterns with params and stats, in viz's model. The
+ * result is borrowed: valid until bb_nest_free. accuracy is left NULL. */
+const struct bb_vpatterns *bb_nest_patterns(struct bb_nest *n);
+
+/* A pattern's canonical text, "A(B(C D))": node names in call order (caller
+ * frees). i indexes bb_nest_patterns' order. */
+char *bb_nest_pattern_key(const struct bb_nest *n, size_t i);
+
+/* ---- scoring against the ground truth (section 7.5.1) ------------------------ */
+
+#define BB_NEST_TOPN 30
+
+struct bb_nest_accuracy {
+	uint64_t patterns_fp, patterns_fn, patterns_inferred, patterns_true;
+	uint64_t instances_fp, instances_fn, instances_inferred, instances_true;
+	uint64_t messages_fp, messages_fn, messages_inferred, messages_true;
+	/* topn_fn[t][N-1]: true top-N patterns (by count) missing from the inferred
+	 * top N, at tolerance 0%, 2% and 6% (t = 0, 1, 2). */
+	uint64_t topn_fn[3][BB_NEST_TOPN];
+};
+
+/* Compares every pattern (before pruning) of inferred against oracle, both run
+ * over the same trace. Fills acc. */
+void bb_nest_compare(const struct bb_nest *inferred, const struct bb_nest *oracle,
+                     struct bb_nest_accuracy *acc);
+/* acc as {"patterns": {"fp", "fn", ...}, "instances": ..., "messages": ...,
+ * "topn_fn": {"0": [...], "2": [...], "6": [...]}}. Returns new. */
+struct bb_vval *bb_nest_accuracy_vval(const struct bb_nest_accuracy *acc);
+
+#endif

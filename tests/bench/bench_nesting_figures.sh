@@ -1,0 +1,131 @@
+#!/bin/sh
+# bench_nesting_figures.sh - reproduce the paper's nesting-algorithm experiments (figures
+# 12, 17, 19, 20, 21, 22) with maketrace's configs; prints the tables in docs/accuracy-nesting.md.
+# usage: sh tests/bench/bench_nesting_figures.sh BUILD_DIR [FIGURE...]   (needs jq)
+# Figures: 12 17 19 20 21 22 (default: all). Scratch files go to ${BB_TMP:-/tmp}/bbnest-fig.
+set -eu
+[ $# -ge 1 ] || { echo "usage: sh $0 BUILD_DIR [FIGURE...]" >&2; exit 2; }
+bin=$1/bin
+shift
+figs=${*:-12 17 19 20 21 22}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+cfg=$src/maketrace/configs
+tmp=${BB_TMP:-/tmp}/bbnest-fig
+mkdir -p "$tmp"
+command -v jq >/dev/null 2>&1 || { echo "$0: error: needs jq" >&2; exit 1; }
+mt() { "$bin/maketrace" -q "$@"; }
+nest() { "$bin/bbnest" -q --json --no-bins "$@"; }
+
+# the call delays of one pattern, named by its nodes in depth-first order
+pattern_delays() { # json shape
+	jq -r --arg shape "$2" '.patterns[]
+	  | select([.root | recurse(.children[]) | .name] | join(",") == $shape)
+	  | [.count, (.root | recurse(.children[]) | select(.call_delay_ns.n > 0)
+	     | "\(.name)=\(.call_delay_ns.mean / 1e4 | round / 100)")] | @tsv' "$1"
+}
+
+# false-positive and false-negative rates of path instances, in percent
+rates() { # json
+	jq -r '.accuracy.instances | "\(if .inferred > 0 then (1000 * .fp / .inferred | round / 10) else 0 end)\t\(if .true > 0 then (1000 * .fn / .true | round / 10) else 0 end)"' "$1"
+}
+
+# a config with one field changed by a jq expression
+variant() { # config jq-expr out
+	jq "$2" "$1" >"$3"
+}
+
+for f in $figs; do
+case $f in
+12)
+	echo "== Figure 12: multitier.json vs multitier-delay.json, call delays (ms) per pattern"
+	mt "$cfg/multitier.json" >"$tmp/n.tr"
+	mt "$cfg/multitier-delay.json" >"$tmp/d.tr"
+	nest "$tmp/n.tr" >"$tmp/n.json"
+	nest "$tmp/d.tr" >"$tmp/d.json"
+	for s in client1,WS2,AUTH,AP1,DB client2,WS2,AUTH,AP2,DB client3,WS1,AUTH,AP1,DB \
+	         client4,WS1,AUTH,AP2,DB; do
+		printf '%s\n  normal:      %s\n  added-delay: %s\n' "$s" \
+			"$(pattern_delays "$tmp/n.json" "$s")" "$(pattern_delays "$tmp/d.json" "$s")"
+	done
+	;;
+17)
+	echo "== Figure 17: top-N false negatives, multi-tier, about 200,000 messages, parallelism ~45"
+	mt -d 13 "$cfg/table1-par-high.json" >"$tmp/p.tr"
+	nest --truth "$tmp/p.tr" >"$tmp/p.json"
+	nest --truth --score mass --penalty 2,2,2 "$tmp/p.tr" >"$tmp/p2.json"
+	for j in p p2; do
+		jq -r '"\(.params.score) \(.params.penalty): messages \(.stats.messages), mean parallelism \(.stats.mean_parallelism), patterns inferred \(.accuracy.patterns.inferred) true \(.accuracy.patterns.true), instance fp \(.accuracy.instances.fp) of \(.accuracy.instances.inferred)"' "$tmp/$j.json"
+	done
+	printf 'N\tdefault: 0%%\t2%%\t6%%\tmass 2,2,2: 0%%\t2%%\t6%%\n'
+	jq -r --slurpfile b "$tmp/p2.json" '.accuracy.topn_fn as $t | $b[0].accuracy.topn_fn as $u | range(0; 30) | "\(. + 1)\t\($t["0"][.])\t\($t["2"][.])\t\($t["6"][.])\t\($u["0"][.])\t\($u["2"][.])\t\($u["6"][.])"' "$tmp/p.json"
+	;;
+19)
+	echo "== Figure 19: path-instance FP rate (%) vs parallelism (x = instances per tracelet)"
+	printf 'config\tx\tparallelism\tfp%%\tfn%%\n'
+	for c in children-parallel children-0-2 children-d-cc penalty-breaker multitier; do
+		for k in 1 2 4 8; do
+			variant "$cfg/$c.json" ".duration = 200 | .tracelets[].instances *= $k" "$tmp/v.json"
+			mt "$tmp/v.json" >"$tmp/v.tr"
+			nest --truth "$tmp/v.tr" >"$tmp/v.json.out"
+			printf '%s\t%s\t%s\t%s\n' "$c" "$k" \
+				"$(jq .stats.mean_parallelism "$tmp/v.json.out")" "$(rates "$tmp/v.json.out")"
+		done
+	done
+	;;
+20)
+	echo "== Figure 20: path-instance FP rate (%) vs delay deviation (s, all delays)"
+	printf 'config\tsd\tfp%%\tfn%%\n'
+	for c in children-parallel children-0-2 children-d-cc penalty-breaker multitier; do
+		for sd in 0.001 0.005 0.01 0.02 0.04; do
+			variant "$cfg/$c.json" ".duration = 200 | .defaults.delay[1] = $sd | (.. | objects | select(has(\"delay\")) | .delay[1]) = $sd" "$tmp/v.json"
+			mt "$tmp/v.json" >"$tmp/v.tr"
+			nest --truth "$tmp/v.tr" >"$tmp/v.json.out"
+			printf '%s\t%s\t%s\n' "$c" "$sd" "$(rates "$tmp/v.json.out")"
+		done
+	done
+	;;
+21)
+	echo "== Figure 21: path-instance FN rate (%) vs drop rate (sniffer: queue 64, capture rate R msg/s,"
+	echo "   R = k x the trace's mean message rate)"
+	printf 'config\tR\tdrop%%\tfp%%\tfn%%\ttop10 same as lossless\n'
+	for c in multitier children-0-2; do
+		variant "$cfg/$c.json" ".duration = 200" "$tmp/v.json"
+		mt "$tmp/v.json" >"$tmp/l0.tr"
+		nest --truth "$tmp/l0.tr" >"$tmp/l0.json"
+		jq -r '[.patterns[0:10][] | [.root | recurse(.children[]) | .name] | join(",")] | sort | join(" ")' "$tmp/l0.json" >"$tmp/top0"
+		n0=$(jq .stats.messages "$tmp/l0.json")
+		mean=$(jq '.stats.messages / (.stats.duration_ns / 1e9)' "$tmp/l0.json")
+		for k in 0.6 0.8 0.9 1.0 1.1 1.5 3; do
+			r=$(echo "$mean $k" | awk '{printf "%d", $1 * $2}')
+			mt --capture-rate "$r" --queue 64 "$tmp/v.json" >"$tmp/l.tr"
+			nest --truth "$tmp/l.tr" >"$tmp/l.json"
+			n=$(jq .stats.messages "$tmp/l.json")
+			jq -r '[.patterns[0:10][] | [.root | recurse(.children[]) | .name] | join(",")] | sort | join(" ")' "$tmp/l.json" >"$tmp/top"
+			same=no
+			cmp -s "$tmp/top0" "$tmp/top" && same=yes
+			printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$r" \
+				"$(echo "$n0 $n" | awk '{printf "%.2f", 100 * ($1 - $2) / $1}')" \
+				"$(rates "$tmp/l.json")" "$same"
+		done
+	done
+	;;
+22)
+	echo "== Figure 22: skew at WS2 (ms), multi-tier: path-instance FN rate (%) / top-10 false"
+	echo "   negatives at 6% tolerance; window = --skew-window 30ms, smooth = --smooth 2"
+	printf 'skew\tno comp\twindow\twindow+smooth\trev, window+smooth\n'
+	variant "$cfg/multitier.json" ".duration = 200" "$tmp/v.json"
+	fn() { jq -r '"\(1000 * .accuracy.instances.fn / .accuracy.instances.true | round / 10) / \(.accuracy.topn_fn["6"][9])"'; }
+	for ms in 0 10 20 30 40 50 60; do
+		s=$(echo "$ms" | awk '{printf "%.3f", $1 / 1000}')
+		mt --skew "WS2=$s" "$tmp/v.json" >"$tmp/s.tr"
+		mt --skew "WS2=-$s" "$tmp/v.json" >"$tmp/r.tr"
+		a=$(nest --truth "$tmp/s.tr" | fn)
+		b=$(nest --truth --skew-window 30ms "$tmp/s.tr" | fn)
+		c=$(nest --truth --skew-window 30ms --smooth 2 "$tmp/s.tr" | fn)
+		d=$(nest --truth --skew-window 30ms --smooth 2 "$tmp/r.tr" | fn)
+		printf '%s\t%s\t%s\t%s\t%s\n' "$ms" "$a" "$b" "$c" "$d"
+	done
+	;;
+*) echo "$0: unknown figure $f" >&2; exit 2 ;;
+esac
+done

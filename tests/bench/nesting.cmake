@@ -1,0 +1,4 @@
+# nesting.cmake - bbnest benchmark beside the paper's Table 1 (prints figures; not a test)
+add_executable(bench_nesting ${CMAKE_CURRENT_SOURCE_DIR}/bench_nesting.c)
+target_link_libraries(bench_nesting PRIVATE bb_flags)
+target_compile_definitions(bench_nesting PRIVATE BB_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

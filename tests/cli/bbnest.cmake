@@ -1,0 +1,4 @@
+# bbnest.cmake - command-line tests of bbnest
+bb_cli_test(bbnest_cli bbnest_cli.sh)
+bb_cli_test(bbnest_golden bbnest_golden.sh)
+bb_cli_test(bbnest_truth bbnest_truth.sh)

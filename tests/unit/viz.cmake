@@ -1,0 +1,1 @@
+# viz.cmake - (being written)

@@ -1,0 +1,54 @@
+/* viz_fmt.c - durations and strings formatted for people */
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "viz/viz.h"
+
+/* Three significant digits in the largest unit that keeps the value >= 1. */
+static size_t fmt_ns(int64_t ns, char *buf, const char *micro)
+{
+	static const struct {
+		double scale;
+		const char *unit;
+	} units[] = {{60e9, "min"}, {1e9, "s"}, {1e6, "ms"}, {1e3, NULL}, {1, "ns"}};
+	double v = (double)ns, a = v < 0 ? -v : v;
+	size_t i = 0;
+	while (i + 1 < sizeof(units) / sizeof(units[0]) && a < units[i].scale)
+		i++;
+	const char *unit = units[i].unit ? units[i].unit : micro;
+	double x = v / units[i].scale, ax = a / units[i].scale;
+	int prec = units[i].scale == 1 ? 0 : ax >= 100 ? 0 : ax >= 10 ? 1 : 2;
+	int n = snprintf(buf, BB_DUR_BUFSZ, "%.*f %s", prec, x, unit);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+size_t bb_viz_fmt_ns(int64_t ns, char *buf)
+{
+	return fmt_ns(ns, buf, "\xc2\xb5s");
+}
+
+size_t bb_viz_fmt_ns_ascii(int64_t ns, char *buf)
+{
+	return fmt_ns(ns, buf, "us");
+}
+
+char *bb_viz_escape_text(const char *s)
+{
+	size_t n = strlen(s);
+	char *out = bb_xmalloc(4 * n + 1), *o = out;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f || *p == '\\') {
+			if (*p == '\\') {
+				*o++ = '\\';
+				*o++ = '\\';
+			} else {
+				o += snprintf(o, 5, "\\x%02x", *p);
+			}
+		} else {
+			*o++ = (char)*p;
+		}
+	}
+	*o = '\0';
+	return out;
+}
