@@ -166,7 +166,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bbskew: error: %s\n", err.msg);
 		bb_writer_close(w, NULL);
 		w = NULL;
-		status = 1;
+		status = rc == BB_ERR_PARSE ? 2 : 1;
 		goto out;
 	}
 	rc = bb_writer_close(w, &err);

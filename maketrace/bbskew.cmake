@@ -2,4 +2,3 @@
 add_executable(bbskew ${CMAKE_CURRENT_LIST_DIR}/bbskew.c)
 target_link_libraries(bbskew PRIVATE bb_maketrace bb_flags)
 install(TARGETS bbskew RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/docs/man/bbskew.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)

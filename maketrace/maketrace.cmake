@@ -12,4 +12,3 @@ target_link_libraries(bb_maketrace PUBLIC bb_trace PRIVATE PkgConfig::JANSSON ${
 add_executable(maketrace ${CMAKE_CURRENT_LIST_DIR}/maketrace.c)
 target_link_libraries(maketrace PRIVATE bb_maketrace bb_flags)
 install(TARGETS maketrace RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/docs/man/maketrace.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)

@@ -1,2 +1,2 @@
-# trace.cmake - trace/ is a library without a command of its own: its tests are
-# unit tests (tests/unit/test_trace.c); each command tests its own trace I/O.
+# trace.cmake - command-line tests of the trace format as every reader sees it
+bb_cli_test(trace_errors trace_errors.sh)
