@@ -25,7 +25,9 @@ fi
 if [ -x "$bin/bbconv" ]; then
 	echo
 	echo "== bbconv: delay graph at quantum 0.01 s"
-	"$bin/bbconv" -q 0.01 --text "$out/multitier.tr"
+	"$bin/bbconv" -q 0.01 --text -o "$out/multitier-conv.txt" "$out/multitier.tr"
+	head -n 24 "$out/multitier-conv.txt"
+	echo "   ... (whole graph: $out/multitier-conv.txt)"
 	"$bin/bbconv" -q 0.01 -o "$out/multitier-conv.dot" "$out/multitier.tr"
 	if command -v dot >/dev/null 2>&1; then
 		dot -Tsvg "$out/multitier-conv.dot" -o "$out/multitier-conv.svg"

@@ -87,7 +87,7 @@ grep -q '^bbskew: error: bad2.txt:1: bad offset "fast"' err || no "bad offset: $
 # a bad trace line: an error naming file:line, or with --lenient skipped and reported
 { head -10 t.tr; echo '17x RET b a 1'; tail -n +11 t.tr; } >bad.tr
 "$sk" bad.tr >/dev/null 2>err
-[ $? -eq 1 ] || no "bad trace line does not exit 1"
+[ $? -eq 2 ] || no "bad trace line does not exit 2"
 grep -q '^bbskew: error: bad.tr:11: ' err || no "bad trace line: $(cat err)"
 "$sk" --lenient bad.tr >len.tr 2>err || no "--lenient exits non-zero"
 grep -q '^bbskew: bad.tr: skipped 1 bad lines (first at line 11)$' err || no "--lenient: $(cat err)"

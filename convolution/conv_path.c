@@ -1,0 +1,527 @@
+/* conv_path.c - the recursive path search of figure 6, with its suppressions */
+/* SPDX-License-Identifier: MIT */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convolution/conv_int.h"
+
+/* From a root node i, every destination j of i's messages starts a path
+ * (FindPathsFromRoot). ProcessNode(j, V): V are the messages that reached j
+ * on this path; the correlation of V's signal with the signal of everything
+ * j sends has a spike at each delay d after which j tends to send; the
+ * messages j sent d +- v after some message of V are the caused ones, grouped
+ * by destination k; each group W continues the path at k. Unlike the
+ * pseudo-code (which passes all of j->k), W holds only the matched messages,
+ * so that a path's later edges are measured on that path's own messages.
+ *
+ * Suppressions (section 5.2.3, 5.3.1):
+ *  - noise: a destination or a delay with fewer than min_count messages, or
+ *    not clearly more than random coincidence would match (see below);
+ *  - negative delays: lags in [-w, 0) are computed and count in the spike
+ *    statistics, but hold no spike (see conv_spike.c);
+ *  - cycles: a directed edge j->k is used at most once on a path;
+ *  - derived paths: at vertex x_j, an edge j->k is derived when a sibling's
+ *    subtree (j->c->...->j->k) already reaches k from j (when two siblings
+ *    reach each other so, the one with the earlier delay stays); A->B->A is
+ *    then dropped beside A->B->C->B->A (--keep-derived keeps it);
+ *  - a path that comes back to its root node ends there (the root's next
+ *    message starts a new path);
+ *  - depth (max_depth) and graph size (max_vertices) bound the search. */
+
+#define MAX_SPIKES 32
+#define DETREND 16
+
+static uint32_t new_vert(struct bb_conv *c, uint32_t node, uint32_t parent, uint64_t count)
+{
+	if (c->nverts == c->capverts) {
+		c->capverts = c->capverts ? 2 * c->capverts : 64;
+		c->verts = bb_xrealloc(c->verts, c->capverts * sizeof(*c->verts));
+	}
+	uint32_t v = (uint32_t)c->nverts++;
+	struct conv_vert *x = &c->verts[v];
+	memset(x, 0, sizeof(*x));
+	x->node = node;
+	x->parent = parent;
+	x->count = count;
+	x->first_child = x->next_sibling = BB_NONE;
+	if (parent != BB_NONE) {
+		/* append, keeping discovery order */
+		uint32_t *pp = &c->verts[parent].first_child;
+		while (*pp != BB_NONE)
+			pp = &c->verts[*pp].next_sibling;
+		*pp = v;
+	}
+	return v;
+}
+
+static int64_t primary_delay(const struct conv_vert *x)
+{
+	return x->ndelays ? x->delays[0].delay_ns : 0;
+}
+
+/* Whether the subtree below vertex u (u's own edge excluded) holds a live
+ * edge from node j to node k. */
+static int subtree_has_edge(const struct bb_conv *c, uint32_t u, uint32_t j, uint32_t k)
+{
+	for (uint32_t ch = c->verts[u].first_child; ch != BB_NONE; ch = c->verts[ch].next_sibling) {
+		const struct conv_vert *y = &c->verts[ch];
+		if (y->dead)
+			continue;
+		if (y->node == k && c->verts[u].node == j)
+			return 1;
+		if (subtree_has_edge(c, ch, j, k))
+			return 1;
+	}
+	return 0;
+}
+
+static void kill(struct bb_conv *c, uint32_t u)
+{
+	c->verts[u].dead = 1;
+	for (uint32_t ch = c->verts[u].first_child; ch != BB_NONE; ch = c->verts[ch].next_sibling)
+		kill(c, ch);
+}
+
+static void suppress_derived(struct bb_conv *c, uint32_t x)
+{
+	uint32_t j = c->verts[x].node;
+	for (uint32_t a = c->verts[x].first_child; a != BB_NONE; a = c->verts[a].next_sibling) {
+		if (c->verts[a].dead)
+			continue;
+		int64_t da = primary_delay(&c->verts[a]);
+		for (uint32_t s = c->verts[x].first_child; s != BB_NONE;
+		     s = c->verts[s].next_sibling) {
+			if (s == a || c->verts[s].dead)
+				continue;
+			int64_t ds = primary_delay(&c->verts[s]);
+			if (!subtree_has_edge(c, s, j, c->verts[a].node))
+				continue;
+			/* s reaches a's node through j again. If a also reaches s's
+			 * node so, the earlier delay (then the earlier found) wins. */
+			if (!subtree_has_edge(c, a, j, c->verts[s].node) || ds < da ||
+			    (ds == da && s < a)) {
+				kill(c, a);
+				c->st.derived_suppressed++;
+				break;
+			}
+		}
+	}
+}
+
+/* First index in node j's outgoing list with time >= t. */
+static size_t out_lower(const struct bb_conv *c, const struct conv_node *n, int64_t t)
+{
+	size_t lo = 0, hi = n->nout;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->msgs[n->out[mid]].ts_ns < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct found {
+	uint32_t node;
+	uint64_t total;     /* messages kept */
+	uint64_t nin;       /* messages to node in the scanned span */
+	uint64_t nk, nnull; /* null shifts: messages scanned, matched by chance */
+	uint32_t kept;      /* mask of the spikes kept for this destination */
+	uint64_t per[MAX_SPIKES];
+};
+
+static int cmp_found(const void *a, const void *b)
+{
+	const struct found *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static int cmp_delay(const void *a, const void *b)
+{
+	const struct bb_vdelay *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->delay_ns < y->delay_ns ? -1 : x->delay_ns > y->delay_ns;
+}
+
+struct spike {
+	int64_t lag;
+	double height;
+};
+
+static int cmp_spike_height(const void *a, const void *b)
+{
+	const struct spike *x = a, *y = b;
+	if (x->height != y->height)
+		return x->height > y->height ? -1 : 1;
+	return x->lag < y->lag ? -1 : x->lag > y->lag;
+}
+
+/* Path stack of directed edges (j, k), for cycle suppression. */
+struct pstack {
+	uint32_t *from, *to;
+	size_t n;
+};
+
+static int on_path(const struct pstack *ps, uint32_t j, uint32_t k)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->from[i] == j && ps->to[i] == k)
+			return 1;
+	return 0;
+}
+
+#define NULLS 4
+
+/* Matches at NULLS shifts in the outer half of the lag window, at least
+ * 2 v + 2 mu away from every spike, added up per destination already in fd
+ * (nk: messages scanned, nnull: matched). */
+static void null_counts(struct bb_conv *c, const struct conv_node *nj, const uint32_t *V, size_t nv,
+                        const struct spike *sp, size_t nsp, struct found *fd, size_t nfd)
+{
+	int64_t mu = c->p.quantum_ns, tol = c->p.tolerance_ns;
+	int64_t hi = c->follow_hi > 8 ? c->follow_hi : c->lag_hi;
+	int used = 0;
+	for (int i = 0; i < 4 * NULLS && used < NULLS; i++) {
+		int64_t lag = hi / 2 + (hi / 2) * i / (4 * NULLS);
+		int near = 0;
+		for (size_t s = 0; s < nsp; s++) {
+			int64_t dist = (lag - sp[s].lag) * mu;
+			if (dist < 0)
+				dist = -dist;
+			if (dist <= 2 * tol + 2 * mu)
+				near = 1;
+		}
+		if (near)
+			continue;
+		used++;
+		int64_t shift = lag * mu;
+		size_t z0 = out_lower(c, nj, c->msgs[V[0]].ts_ns + shift - tol);
+		size_t z1 = out_lower(c, nj, c->msgs[V[nv - 1]].ts_ns + shift + tol + 1);
+		for (size_t f = 0; f < nfd; f++) {
+			size_t p = z0;
+			for (size_t vi = 0; vi < nv; vi++) {
+				int64_t lo = c->msgs[V[vi]].ts_ns + shift - tol, up = lo + 2 * tol;
+				while (p < z1 && (c->msgs[nj->out[p]].ts_ns < lo ||
+				                  c->msgs[nj->out[p]].receiver != fd[f].node)) {
+					if (c->msgs[nj->out[p]].ts_ns >= lo &&
+					    c->msgs[nj->out[p]].ts_ns > up)
+						break;
+					p++;
+				}
+				if (p < z1 && c->msgs[nj->out[p]].ts_ns <= up &&
+				    c->msgs[nj->out[p]].receiver == fd[f].node) {
+					fd[f].nnull++;
+					p++;
+				}
+			}
+			for (size_t z = z0; z < z1; z++)
+				fd[f].nk += c->msgs[nj->out[z]].receiver == fd[f].node;
+		}
+	}
+}
+
+/* ProcessNode(j, x_j, V): V (message indices, in time order) reached vertex x. */
+static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv, unsigned depth,
+                    struct pstack *ps)
+{
+	uint32_t j = c->verts[x].node;
+	struct conv_node *nj = &c->nodes[j];
+	if (nv == 0 || nj->nout == 0)
+		return;
+	/* A path that comes back to its root ends there: what the root sends
+	 * next (the client's next request) starts a new path. */
+	if (ps->n && ps->from[0] == j)
+		return;
+	if (depth >= c->p.max_depth || c->nverts >= c->p.max_vertices) {
+		c->st.truncated++;
+		return;
+	}
+
+	/* FindCorrelation(V, T_j), over the lag window only. */
+	struct conv_sig s1 = {0};
+	int64_t *qs = bb_xmalloc(nv * sizeof(*qs));
+	for (size_t i = 0; i < nv; i++)
+		qs[i] = conv_quantum(c, c->msgs[V[i]].ts_ns);
+	conv_sig_from_quanta(&s1, qs, nv);
+	free(qs);
+	int use_fft;
+	if (c->p.method == BB_CONV_FFT)
+		use_fft = 1;
+	else if (c->p.method == BB_CONV_DIRECT)
+		use_fft = 0;
+	else
+		use_fft =
+		    conv_fft_cost(c->fft, &s1, j) <
+		    (double)conv_xcorr_pairs(&s1, &nj->sig, c->lag_lo, c->lag_hi) + (double)s1.n;
+	size_t L = (size_t)(c->lag_hi - c->lag_lo + 1);
+	if (use_fft) {
+		conv_xcorr_fft(c->fft, &s1, &nj->sig, j, c->corr);
+		c->st.xcorr_fft++;
+	} else {
+		conv_xcorr_direct(&s1, &nj->sig, c->lag_lo, c->lag_hi, c->corr);
+		c->st.xcorr_direct++;
+	}
+	conv_sig_free(&s1);
+
+	/* Spikes, strongest first; negative lags dropped. They are looked for
+	 * in the correlation minus its sliding median over 2 DETREND + 1 lags:
+	 * with dense signals the correlation also follows slow swings of load
+	 * (over seconds), which would otherwise dominate its deviation. */
+	conv_detrend(c->corr, L, DETREND, c->resid);
+	double *r = c->resid;
+	size_t zero = (size_t)-c->lag_lo, top = 0;
+	for (size_t i = 1; i < L; i++)
+		if (r[i] > r[top])
+			top = i;
+	if (top < zero)
+		c->st.negative_suppressed++; /* the strongest correlation is anti-causal */
+	size_t nfound = conv_spikes(r, L, zero, c->p.spike_n, c->p.spike_s, c->spk, L);
+	struct spike sp[MAX_SPIKES];
+	size_t nsp = 0;
+	{
+		struct spike *all = bb_xmalloc((nfound ? nfound : 1) * sizeof(*all));
+		size_t na = 0;
+		for (size_t i = 0; i < nfound; i++) {
+			int64_t lag = c->lag_lo + (int64_t)c->spk[i];
+			if (lag > c->follow_hi)
+				continue;
+			/* C(d) roughly counts the message pairs at lag d: a spike lower
+			 * than half the noise threshold cannot carry an edge. */
+			if (r[c->spk[i]] < (double)c->p.min_count / 2)
+				continue;
+			all[na].lag = lag;
+			all[na].height = r[c->spk[i]];
+			na++;
+		}
+		qsort(all, na, sizeof(*all), cmp_spike_height);
+		nsp = na < MAX_SPIKES ? na : MAX_SPIKES;
+		memcpy(sp, all, nsp * sizeof(*sp));
+		free(all);
+	}
+	if (nsp == 0)
+		return;
+
+	/* FindCausedMessages: the messages of T_j sent d +- v after one of V. */
+	int64_t mu = c->p.quantum_ns, tol = c->p.tolerance_ns;
+	int64_t minshift = INT64_MAX, maxshift = INT64_MIN;
+	for (size_t s = 0; s < nsp; s++) {
+		minshift = sp[s].lag * mu < minshift ? sp[s].lag * mu : minshift;
+		maxshift = sp[s].lag * mu > maxshift ? sp[s].lag * mu : maxshift;
+	}
+	size_t z0 = out_lower(c, nj, c->msgs[V[0]].ts_ns + minshift - tol);
+	size_t z1 = out_lower(c, nj, c->msgs[V[nv - 1]].ts_ns + maxshift + tol + 1);
+	if (z1 <= z0)
+		return;
+	size_t nz = z1 - z0;
+	uint32_t *mask = bb_xcalloc(nz, sizeof(*mask));
+
+	/* Group by destination (offsets into the range, in time order), then
+	 * match each spike one to one: a message of V causes at most one
+	 * message to each destination at each delay. Without this, on a busy
+	 * edge with a coarse quantum nearly every message lies within +- v of
+	 * some message of V, and W swells past V (the path loses its identity). */
+	struct found *fd = NULL;
+	size_t nfd = 0, capfd = 0;
+	uint32_t *dest = bb_xmalloc(nz * sizeof(*dest));
+	for (size_t z = 0; z < nz; z++) {
+		uint32_t k = c->msgs[nj->out[z0 + z]].receiver;
+		size_t f = 0;
+		while (f < nfd && fd[f].node != k)
+			f++;
+		if (f == nfd) {
+			if (nfd == capfd) {
+				capfd = capfd ? 2 * capfd : 8;
+				fd = bb_xrealloc(fd, capfd * sizeof(*fd));
+			}
+			memset(&fd[nfd], 0, sizeof(*fd));
+			fd[nfd++].node = k;
+		}
+		dest[z] = (uint32_t)f;
+		fd[f].nin++;
+	}
+	/* Spikes in order of height (sp is sorted so): a message claimed by a
+	 * stronger spike is not counted again by a weaker one, and a message of V
+	 * that caused one message to this destination causes no other. */
+	uint32_t *list = bb_xmalloc(nz * sizeof(*list));
+	unsigned char *used = bb_xmalloc(nv);
+	for (size_t f = 0; f < nfd; f++) {
+		memset(used, 0, nv);
+		size_t n = 0;
+		for (size_t z = 0; z < nz; z++)
+			if (dest[z] == f)
+				list[n++] = (uint32_t)z;
+		for (size_t s = 0; s < nsp; s++) {
+			size_t p = 0;
+			int64_t shift = sp[s].lag * mu;
+			for (size_t i = 0; i < nv; i++) {
+				int64_t lo = c->msgs[V[i]].ts_ns + shift - tol, hi = lo + 2 * tol;
+				while (p < n && (c->msgs[nj->out[z0 + list[p]]].ts_ns < lo ||
+				                 (mask[list[p]] &&
+				                  c->msgs[nj->out[z0 + list[p]]].ts_ns <= hi)))
+					p++;
+				if (!used[i] && p < n &&
+				    c->msgs[nj->out[z0 + list[p]]].ts_ns <= hi) {
+					mask[list[p]] |= UINT32_C(1) << s;
+					fd[f].per[s]++;
+					used[i] = 1;
+					p++;
+				}
+			}
+		}
+	}
+	free(used);
+	free(list);
+	free(dest);
+	/* Noise: besides min_count, a delay must match clearly more messages
+	 * than chance does. Chance is measured, not modelled (requests cluster
+	 * in sessions, so V is far from uniform): the same matching at NULLS
+	 * shifts far from every spike, in the outer half of the lag window,
+	 * counts per destination how many of its n messages fall within +- v of
+	 * V by accident, a fraction p. A delay is kept if it matched at least
+	 * N binomial standard deviations more than n p. */
+	null_counts(c, nj, V, nv, sp, nsp, fd, nfd);
+	for (size_t f = 0; f < nfd; f++) {
+		/* too few messages at the null shifts (a short trace) say nothing */
+		double n = (double)fd[f].nk, p = n >= 30 ? (double)fd[f].nnull / n : 0;
+		if (p > 1)
+			p = 1;
+		double expect = (double)fd[f].nin * p;
+		double need = expect + c->p.spike_n * sqrt(expect * (1.0 - p));
+		/* min_count applies to the edge (all its delays together, below);
+		 * a single delay needs half of it, and at least 2 messages. */
+		uint64_t mind = c->p.min_count / 2 > 2 ? c->p.min_count / 2 : 2;
+		for (size_t s = 0; s < nsp; s++)
+			if (fd[f].per[s] >= mind && (double)fd[f].per[s] >= need)
+				fd[f].kept |= UINT32_C(1) << s;
+			else if (fd[f].per[s] >= mind)
+				c->st.noise_suppressed++;
+	}
+	for (size_t z = 0; z < nz; z++) {
+		if (!mask[z])
+			continue;
+		uint32_t k = c->msgs[nj->out[z0 + z]].receiver;
+		for (size_t f = 0; f < nfd; f++)
+			if (fd[f].node == k && (mask[z] & fd[f].kept))
+				fd[f].total++;
+	}
+	qsort(fd, nfd, sizeof(*fd), cmp_found);
+
+	for (size_t f = 0; f < nfd; f++) {
+		if (!fd[f].kept || fd[f].total < c->p.min_count || fd[f].total == 0)
+			continue;
+		uint32_t k = fd[f].node;
+		if (on_path(ps, j, k)) {
+			c->st.cycles_suppressed++;
+			continue;
+		}
+		if (c->nverts >= c->p.max_vertices) {
+			c->st.truncated++;
+			break;
+		}
+		uint32_t *W = bb_xmalloc(fd[f].total * sizeof(*W));
+		size_t nw = 0;
+		for (size_t z = 0; z < nz; z++) {
+			uint32_t m = nj->out[z0 + z];
+			if ((mask[z] & fd[f].kept) && c->msgs[m].receiver == k)
+				W[nw++] = m;
+		}
+		uint32_t y = new_vert(c, k, x, nw);
+		struct conv_vert *vy = &c->verts[y];
+		for (size_t s = 0; s < nsp; s++) {
+			if (!(fd[f].kept & (UINT32_C(1) << s)))
+				continue;
+			vy->delays =
+			    bb_xrealloc(vy->delays, (vy->ndelays + 1) * sizeof(*vy->delays));
+			vy->delays[vy->ndelays].delay_ns = sp[s].lag * mu;
+			vy->delays[vy->ndelays].count = fd[f].per[s];
+			vy->ndelays++;
+		}
+		qsort(vy->delays, vy->ndelays, sizeof(*vy->delays), cmp_delay);
+		ps->from[ps->n] = j;
+		ps->to[ps->n] = k;
+		ps->n++;
+		process(c, y, W, nw, depth + 1, ps);
+		ps->n--;
+		free(W);
+	}
+	free(fd);
+	free(mask);
+	if (!c->p.keep_derived)
+		suppress_derived(c, x);
+}
+
+int conv_search(struct bb_conv *c, struct bb_err *err)
+{
+	size_t nn = c->nnodes;
+	uint32_t *roots = bb_xmalloc((nn ? nn : 1) * sizeof(*roots));
+	size_t nroots = 0;
+	if (c->p.nroots) {
+		for (size_t r = 0; r < c->p.nroots; r++) {
+			const char *name = c->p.roots[r];
+			uint32_t i = bb_intern_find(c->names, name, strlen(name));
+			if (i == BB_NONE) {
+				bb_err_set(err, "root node \"%s\" is not in the trace", name);
+				free(roots);
+				return BB_ERR_ARG;
+			}
+			roots[nroots++] = i;
+		}
+	} else {
+		for (uint32_t i = 0; i < nn; i++)
+			if (c->nodes[i].nout && !c->nodes[i].called)
+				roots[nroots++] = i;
+	}
+
+	struct pstack ps;
+	ps.from = bb_xmalloc((c->p.max_depth + 2) * sizeof(*ps.from));
+	ps.to = bb_xmalloc((c->p.max_depth + 2) * sizeof(*ps.to));
+	ps.n = 0;
+	uint64_t *cnt = bb_xcalloc(nn ? nn : 1, sizeof(*cnt));
+	for (size_t r = 0; r < nroots; r++) {
+		uint32_t i = roots[r];
+		const struct conv_node *ni = &c->nodes[i];
+		uint32_t xi = new_vert(c, i, BB_NONE, 0);
+		memset(cnt, 0, nn * sizeof(*cnt));
+		for (size_t m = 0; m < ni->nout; m++)
+			cnt[c->msgs[ni->out[m]].receiver]++;
+		/* destinations in order of message count, then first sight */
+		for (;;) {
+			uint32_t best = BB_NONE;
+			for (uint32_t j = 0; j < nn; j++)
+				if (cnt[j] && (best == BB_NONE || cnt[j] > cnt[best]))
+					best = j;
+			if (best == BB_NONE)
+				break;
+			uint64_t n = cnt[best];
+			cnt[best] = 0;
+			if (n < c->p.min_count || n == 0)
+				continue;
+			if (c->nverts >= c->p.max_vertices) {
+				c->st.truncated++;
+				break;
+			}
+			uint32_t *V = bb_xmalloc(n * sizeof(*V));
+			size_t nv = 0;
+			for (size_t m = 0; m < ni->nout; m++)
+				if (c->msgs[ni->out[m]].receiver == best)
+					V[nv++] = ni->out[m];
+			uint32_t xj = new_vert(c, best, xi, nv);
+			ps.from[0] = i;
+			ps.to[0] = best;
+			ps.n = 1;
+			process(c, xj, V, nv, 1, &ps);
+			ps.n = 0;
+			free(V);
+		}
+	}
+	free(cnt);
+	free(ps.from);
+	free(ps.to);
+	free(roots);
+	return 0;
+}
