@@ -6,21 +6,89 @@
 
 #include "nesting/nest_int.h"
 
+/* Bin k (1..n-2) starts at edge[k] = round(min * base^(k-1)); edge[n-1] is
+ * max. The edges are computed once here: nest_bin used to call pow() twice
+ * per delay, which was a tenth of bbnest's time. */
+static int64_t edge_at(const struct nest_bins *b, uint32_t k)
+{
+	return llround((double)b->min_ns * pow(b->base, (double)(k - 1)));
+}
+
+/* The bin of d by the edges alone: the last k in 1..n-2 with edge[k] <= d
+ * (d in [min, max)). */
+static uint32_t search_bin(const struct nest_bins *b, int64_t d)
+{
+	uint32_t lo = 1, hi = b->n - 2; /* edge[lo] <= d; answer in [lo, hi] */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo + 1) / 2;
+		if (b->edge[mid] <= d)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* The octave cell of d: its binary exponent and top NEST_CELL_BITS mantissa
+ * bits (d < 2^53, so the conversion is exact). */
+static uint32_t cell_of(int64_t d)
+{
+	uint64_t u;
+	double v = (double)d;
+	memcpy(&u, &v, sizeof(u));
+	return (uint32_t)(u >> (52 - NEST_CELL_BITS));
+}
+
 void nest_bins_init(struct nest_bins *b, int64_t min_ns, int64_t max_ns, double base)
 {
+	memset(b, 0, sizeof(*b));
 	b->min_ns = min_ns;
 	b->max_ns = max_ns;
 	b->base = base;
 	b->lbase = log(base);
 	b->n = 2 + (uint32_t)ceil(log((double)max_ns / (double)min_ns) / b->lbase - 1e-9);
+	b->edge = bb_xmalloc(b->n * sizeof(*b->edge));
+	b->edge[0] = 0;
+	for (uint32_t k = 1; k + 1 < b->n; k++)
+		b->edge[k] = edge_at(b, k);
+	b->edge[b->n - 1] = max_ns;
+	/* The fast lookup (a table over octave cells, then a walk along the
+	 * edges) gives the bin the edges say, which is what the log() formula
+	 * gives as long as every bin is at least 2 ns wide (its one-step
+	 * correction then covers log's rounding and the rounded edges). */
+	int fast = max_ns < (INT64_C(1) << 53) && b->n >= 3;
+	for (uint32_t k = 1; fast && k + 1 < b->n; k++)
+		fast = b->edge[k + 1] - b->edge[k] >= 2;
+	if (!fast)
+		return;
+	b->cell0 = cell_of(min_ns);
+	uint32_t ncell = cell_of(max_ns - 1) - b->cell0 + 1;
+	b->cell = bb_xmalloc(ncell * sizeof(*b->cell));
+	for (uint32_t i = 0; i < ncell; i++) {
+		/* the smallest d >= min in cell i */
+		uint64_t u = (uint64_t)(b->cell0 + i) << (52 - NEST_CELL_BITS);
+		double v;
+		memcpy(&v, &u, sizeof(v));
+		int64_t d = (int64_t)ceil(v);
+		if (d < min_ns)
+			d = min_ns;
+		b->cell[i] = d < max_ns ? search_bin(b, d) : b->n - 2;
+	}
+	b->ncell = ncell;
 }
 
-uint32_t nest_bin(const struct nest_bins *b, int64_t d)
+void nest_bins_free(struct nest_bins *b)
 {
-	if (d < b->min_ns)
-		return 0;
-	if (d >= b->max_ns)
-		return b->n - 1;
+	free(b->edge);
+	free(b->cell);
+	b->edge = NULL;
+	b->cell = NULL;
+	b->ncell = 0;
+}
+
+/* The bin by the log formula, corrected by one step at the edges. */
+static uint32_t slow_bin(const struct nest_bins *b, int64_t d)
+{
 	double x = log((double)d / (double)b->min_ns) / b->lbase;
 	uint32_t k = 1 + (uint32_t)x;
 	/* log() may land a hair on either side of an exact edge */
@@ -33,6 +101,29 @@ uint32_t nest_bin(const struct nest_bins *b, int64_t d)
 	return k < b->n - 2 ? k : b->n - 2;
 }
 
+uint32_t nest_bin(const struct nest_bins *b, int64_t d)
+{
+	if (d < b->min_ns)
+		return 0;
+	if (d >= b->max_ns)
+		return b->n - 1;
+	if (!b->ncell)
+		return slow_bin(b, d);
+	uint32_t k = b->cell[cell_of(d) - b->cell0];
+	while (k < b->n - 2 && b->edge[k + 1] <= d)
+		k++;
+	return k;
+}
+
+uint32_t nest_bin_slow(const struct nest_bins *b, int64_t d)
+{
+	if (d < b->min_ns)
+		return 0;
+	if (d >= b->max_ns)
+		return b->n - 1;
+	return slow_bin(b, d);
+}
+
 void nest_bin_range(const struct nest_bins *b, uint32_t k, int64_t *lo, int64_t *hi)
 {
 	if (k == 0) {
@@ -41,10 +132,12 @@ void nest_bin_range(const struct nest_bins *b, uint32_t k, int64_t *lo, int64_t 
 	} else if (k >= b->n - 1) {
 		*lo = b->max_ns;
 		*hi = INT64_MAX;
+	} else if (b->edge) {
+		*lo = b->edge[k];
+		*hi = b->edge[k + 1];
 	} else {
-		*lo = llround((double)b->min_ns * pow(b->base, (double)(k - 1)));
-		*hi = k == b->n - 2 ? b->max_ns
-		                    : llround((double)b->min_ns * pow(b->base, (double)k));
+		*lo = edge_at(b, k);
+		*hi = k == b->n - 2 ? b->max_ns : edge_at(b, k + 1);
 	}
 }
 
@@ -57,13 +150,18 @@ void nest_hist_add(struct nest_hist *h, const struct nest_bins *bins, int64_t v)
 	h->n++;
 	h->sum += (double)v;
 	uint32_t k = nest_bin(bins, v);
-	uint32_t lo = 0, hi = h->nb;
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (h->b[mid].bin < k)
-			lo = mid + 1;
-		else
-			hi = mid;
+	/* the first entry with bin >= k; branch-free halving, as the bins hit
+	 * are too irregular for a branch predictor */
+	uint32_t lo = 0;
+	if (h->nb) {
+		const struct nest_hbin *b = h->b;
+		uint32_t len = h->nb;
+		while (len > 1) {
+			uint32_t half = len / 2;
+			b = b[half].bin < k ? b + half : b;
+			len -= half;
+		}
+		lo = (uint32_t)(b - h->b) + (b->bin < k);
 	}
 	if (lo < h->nb && h->b[lo].bin == k) {
 		h->b[lo].count++;

@@ -13,10 +13,19 @@ struct nest_bins {
 	int64_t min_ns, max_ns;
 	double base, lbase; /* lbase = log(base) */
 	uint32_t n;
+	int64_t *edge;      /* n: edge[k] = lower end of bin k (edge[n-1] = max) */
+	uint32_t *cell;     /* ncell: first bin of each octave cell (fast lookup) */
+	uint32_t cell0, ncell; /* ncell 0: no fast lookup, log() */
 };
 
+#define NEST_CELL_BITS 6 /* 64 cells an octave: narrower than a bin of base 1.05 */
+
+/* Fills b (bins_free releases it). */
 void nest_bins_init(struct nest_bins *b, int64_t min_ns, int64_t max_ns, double base);
+void nest_bins_free(struct nest_bins *b);
 uint32_t nest_bin(const struct nest_bins *b, int64_t d_ns);
+/* The same by log() alone (the reference the unit test compares with). */
+uint32_t nest_bin_slow(const struct nest_bins *b, int64_t d_ns);
 void nest_bin_range(const struct nest_bins *b, uint32_t k, int64_t *lo, int64_t *hi);
 
 /* A sparse histogram of durations, for pattern statistics: bounded by the
@@ -48,8 +57,11 @@ struct call {
 	uint64_t line;
 	uint32_t from, to;        /* node indices (the run's own table) */
 	uint32_t nchildren;
+	uint32_t ridx;            /* pass 1: index of its CALL in the recorded records */
 	uint64_t idhash;
-	char *id;                 /* while open */
+	char *id;                 /* while open: idbuf, or allocated when longer */
+	uint32_t idlen;           /* up to the first NUL, as strlen would see it */
+	char idbuf[20];
 	char *path;               /* oracle: path= value, or NULL */
 	struct call *hnext;                 /* open-call hash chain */
 	struct call *gprev, *gnext;         /* all open calls, in call order */
@@ -58,11 +70,27 @@ struct call {
 	struct call *rnext;                 /* pending roots (pass 2) */
 	struct call *parent;
 	struct call *child, *sibling;       /* children in call order */
-	unsigned open : 1, linked : 1;
+	unsigned open : 1, linked : 1, path_borrowed : 1;
 };
 
 struct node_list {
 	struct call *head, *tail;
+};
+
+/* Pass 1 records every message in 16 bytes when the budget allows, so that
+ * pass 2 replays them instead of reading and parsing the trace again: a
+ * CALL holds its nodes, a RET the index of the CALL it closes (so pass 2
+ * needs no id matching), a MSG only its time. Pass 2 overwrites each CALL's
+ * time with the call it creates, which its RET then finds. */
+enum { REC_CALL = 0, REC_RET = 1, REC_MSG = 2, REC_SKIP = 3 }; /* SKIP: a call never returned */
+#define REC_NODE_MAX ((UINT32_C(1) << 30) - 1)
+struct mrec {
+	union {
+		int64_t ts;
+		struct call *c; /* pass 2, CALL records, once replayed */
+	} u;
+	uint32_t op_from; /* op << 30 | caller node (CALL) */
+	uint32_t arg;     /* CALL: callee node; RET: CALL's index or BB_NONE */
 };
 
 /* ---- the scoreboard (nest_score.c) ----------------------------------------- */
@@ -87,6 +115,8 @@ struct pattern {
 	uint32_t key;        /* index in the pattern-key table */
 	struct anode root;
 };
+
+#define NEST_PEN_TAB 64
 
 /* ---- the run ----------------------------------------------------------------- */
 
@@ -117,6 +147,20 @@ struct bb_nest {
 	uint64_t *skip;
 	size_t nskip, capskip;
 
+	/* recorded messages (pass 1) for pass 2 */
+	struct mrec *rec;
+	size_t nrec, caprec;
+	uint32_t *rpath;          /* oracle: per record, path= value in paths, or BB_NONE */
+	struct bb_intern *paths;
+	size_t rec_max;           /* budget, in records */
+	int recording;            /* pass 1 is recording */
+	int replay;               /* pass 2 runs from the records */
+	size_t heap_peak;         /* sampled heap in use (mallinfo2), bytes */
+	const char *map;          /* the mapped trace file, or NULL */
+	size_t map_len, map_done; /* its length; pages before map_done released */
+	size_t map_off;           /* offset of line map_line */
+	uint64_t map_line;
+
 	/* candidates scratch */
 	struct call **cand;
 	size_t capcand;
@@ -126,6 +170,7 @@ struct bb_nest {
 	size_t ntri, captri;
 	uint32_t *tidx;           /* open addressing: index+1, 0 empty */
 	double *binw;             /* per-bin score factor (density or 1) */
+	double pen[3][NEST_PEN_TAB]; /* penalty factors x, y, z for small counts */
 	size_t tcap;
 
 	/* patterns */
@@ -151,6 +196,10 @@ struct bb_nest {
 
 /* nest_pairs.c */
 int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err);
+void nest_replay(struct bb_nest *n);
+void nest_heap_sample(struct bb_nest *n);
+void nest_map_release(struct bb_nest *n, uint64_t line);
+#define NEST_HOLD_LINES 65536 /* pages of the last lines read stay mapped */
 void nest_reset_calls(struct bb_nest *n);
 uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri);
 
@@ -159,6 +208,7 @@ struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c
 void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
 void nest_smooth(struct bb_nest *n);
 void nest_bin_weights(struct bb_nest *n);
+void nest_penalty_tables(struct bb_nest *n);
 struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
                                 size_t nc);
 

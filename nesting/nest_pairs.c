@@ -40,15 +40,33 @@ uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri)
 	return n->rmap[ri];
 }
 
+/* The open-call table's hash of (caller, callee, id), eight bytes of the id
+ * at a time. Only the bucket depends on it: a return takes the earliest
+ * matching call whatever the chain order. */
+/* nest_node with the common case (a node already seen) inline. */
+static inline uint32_t node_of(struct bb_nest *n, const struct bb_reader *r, uint32_t ri)
+{
+	return ri < n->nrmap && n->rmap[ri] != BB_NONE ? n->rmap[ri] : nest_node(n, r, ri);
+}
+
 static uint64_t key_hash(uint32_t from, uint32_t to, const char *id, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL;
-	uint32_t v[2] = {from, to};
-	const unsigned char *p = (const unsigned char *)v;
-	for (size_t i = 0; i < sizeof(v); i++)
-		h = (h ^ p[i]) * 1099511628211ULL;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)id[i]) * 1099511628211ULL;
+	const uint64_t m = 0x9e3779b97f4a7c15ULL;
+	uint64_t h = ((uint64_t)from << 32 | to) * m ^ len;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, id + i, 8);
+		h = (h ^ w) * m;
+		h ^= h >> 32;
+	}
+	if (i < len) {
+		uint64_t w = 0; /* byte by byte: a short memcpy into w stalls the load */
+		for (size_t j = 0; i + j < len; j++)
+			w |= (uint64_t)(unsigned char)id[i + j] << (8 * j);
+		h = (h ^ w) * m;
+		h ^= h >> 32;
+	}
 	return h ^ (h >> 29);
 }
 
@@ -59,7 +77,15 @@ static struct call *call_new(struct bb_nest *n)
 		n->freelist = c->hnext;
 	else
 		c = bb_xmalloc(sizeof(*c));
-	memset(c, 0, sizeof(*c));
+	/* every field but idbuf, member by member: a memset of the whole struct
+	 * was a fifth of pass 1's own time (rep stos) */
+	c->call_ts = c->ret_ts = c->max_ret = 0;
+	c->seq = c->line = c->idhash = 0;
+	c->from = c->to = c->nchildren = c->ridx = c->idlen = 0;
+	c->id = c->path = NULL;
+	c->hnext = c->gprev = c->gnext = c->nprev = c->nnext = NULL;
+	c->cnext = c->rnext = c->parent = c->child = c->sibling = NULL;
+	c->open = c->linked = c->path_borrowed = 0;
 	n->live++;
 	if (n->live > n->st.peak_open)
 		n->st.peak_open = n->live;
@@ -68,8 +94,10 @@ static struct call *call_new(struct bb_nest *n)
 
 static void call_free(struct bb_nest *n, struct call *c)
 {
-	free(c->id);
-	free(c->path);
+	if (c->id != c->idbuf)
+		free(c->id);
+	if (!c->path_borrowed)
+		free(c->path);
 	c->hnext = n->freelist;
 	n->freelist = c;
 	n->live--;
@@ -175,6 +203,48 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Stops recording (over budget, or a node index too large to pack): pass 2
+ * will read the trace again. */
+static void rec_stop(struct bb_nest *n)
+{
+	free(n->rec);
+	free(n->rpath);
+	bb_intern_free(n->paths);
+	n->rec = NULL;
+	n->rpath = NULL;
+	n->paths = NULL;
+	n->nrec = n->caprec = 0;
+	n->recording = 0;
+}
+
+/* Appends a record; returns its index, or BB_NONE once recording stopped. */
+static inline uint32_t rec_push(struct bb_nest *n, int64_t ts, uint32_t op, uint32_t from,
+                                uint32_t arg)
+{
+	if (!n->recording)
+		return BB_NONE;
+	if (from > REC_NODE_MAX || n->nrec >= n->rec_max || n->nrec >= BB_NONE - 1) {
+		rec_stop(n);
+		return BB_NONE;
+	}
+	if (n->nrec == n->caprec) {
+		size_t cap = n->caprec ? 2 * n->caprec : 4096;
+		if (cap > n->rec_max)
+			cap = n->rec_max;
+		n->rec = bb_xrealloc(n->rec, cap * sizeof(*n->rec));
+		if (n->mode == BB_NEST_ORACLE)
+			n->rpath = bb_xrealloc(n->rpath, cap * sizeof(*n->rpath));
+		n->caprec = cap;
+	}
+	struct mrec *m = &n->rec[n->nrec];
+	if (n->rpath)
+		n->rpath[n->nrec] = BB_NONE;
+	m->u.ts = ts;
+	m->op_from = op << 30 | from;
+	m->arg = arg;
+	return (uint32_t)n->nrec++;
+}
+
 /* A call that will never return: pass 1 remembers it so that pass 2 never
  * offers it as a parent (a child under it would be lost with it). */
 static void drop_open(struct bb_nest *n, struct call *c, int evicted)
@@ -183,6 +253,8 @@ static void drop_open(struct bb_nest *n, struct call *c, int evicted)
 	open_unlink(n, c);
 	into_unlink(n, c);
 	skip_add(n, c->line);
+	if (n->recording)
+		n->rec[c->ridx].op_from = (uint32_t)REC_SKIP << 30;
 	n->st.unmatched_calls++;
 	n->st.evicted += evicted != 0;
 	call_free(n, c);
@@ -215,7 +287,7 @@ static void release_root(struct bb_nest *n)
 /* Housekeeping before a record at time now: closed calls leave the candidate
  * lists once past the skew window; complete roots become pattern instances;
  * calls open longer than the timeout are evicted (pass 1). */
-static void advance(struct bb_nest *n)
+static void advance_slow(struct bb_nest *n)
 {
 	int64_t skew = n->p.skew_window_ns;
 	while (n->chead && n->chead->ret_ts + skew < n->now) {
@@ -235,6 +307,15 @@ static void advance(struct bb_nest *n)
 			drop_open(n, n->ghead, 1);
 }
 
+/* advance, with the common case (nothing to release) inline. */
+static inline void advance(struct bb_nest *n)
+{
+	if (n->chead || n->rhead ||
+	    (n->pass == 1 && n->ghead && n->p.open_timeout_ns > 0 &&
+	     n->ghead->call_ts < n->now - n->p.open_timeout_ns))
+		advance_slow(n);
+}
+
 static void on_call(struct bb_nest *n, const struct bb_reader *r, const struct bb_rec *rec)
 {
 	if (n->pass == 2 && skip_has(n, rec->line))
@@ -244,9 +325,25 @@ static void on_call(struct bb_nest *n, const struct bb_reader *r, const struct b
 	c->ret_ts = BB_NO_TIME;
 	c->seq = n->seq++;
 	c->line = rec->line;
-	c->from = nest_node(n, r, rec->sender);
-	c->to = nest_node(n, r, rec->receiver);
-	c->id = bb_xstrndup(rec->id_str, rec->id_len);
+	c->from = node_of(n, r, rec->sender);
+	c->to = node_of(n, r, rec->receiver);
+	if (n->pass == 1) {
+		c->ridx = rec_push(n, rec->ts_ns, REC_CALL, c->from, c->to);
+		size_t len;
+		const char *path;
+		if (n->rpath && c->ridx != BB_NONE && (path = bb_rec_attr(rec, "path", &len))) {
+			if (!n->paths)
+				n->paths = bb_intern_new();
+			n->rpath[c->ridx] = bb_intern_add(n->paths, path, len);
+		}
+	}
+	/* ids are compared as the C strings they were stored as (an id with a
+	 * NUL in it matches only up to it): short ones live in the call */
+	size_t idlen = strnlen(rec->id_str, rec->id_len);
+	c->id = idlen < sizeof(c->idbuf) ? c->idbuf : bb_xmalloc(idlen + 1);
+	memcpy(c->id, rec->id_str, idlen);
+	c->id[idlen] = '\0';
+	c->idlen = (uint32_t)idlen;
 	c->idhash = key_hash(c->from, c->to, rec->id_str, rec->id_len);
 	if (n->pass == 2 && n->mode == BB_NEST_ORACLE) {
 		size_t len;
@@ -281,7 +378,7 @@ static struct call *take_open(struct bb_nest *n, uint32_t from, uint32_t to, con
 	uint64_t h = key_hash(from, to, id, len);
 	struct call *best = NULL;
 	for (struct call *c = n->htab[h & (n->hcap - 1)]; c; c = c->hnext)
-		if (c->idhash == h && c->from == from && c->to == to && strlen(c->id) == len &&
+		if (c->idhash == h && c->from == from && c->to == to && c->idlen == len &&
 		    memcmp(c->id, id, len) == 0 && (!best || c->seq < best->seq))
 			best = c;
 	if (best)
@@ -329,21 +426,15 @@ static struct call *oracle_parent(struct call *c, struct call **cand, size_t nc)
 	return NULL;
 }
 
-static void on_ret(struct bb_nest *n, const struct bb_reader *r, const struct bb_rec *rec)
+/* Call c has just returned at time ts: its candidate parents, then the
+ * scoreboard (pass 1) or its parent (pass 2). */
+static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 {
-	/* a return travels callee -> caller */
-	uint32_t caller = nest_node(n, r, rec->receiver);
-	uint32_t callee = nest_node(n, r, rec->sender);
-	struct call *c = take_open(n, caller, callee, rec->id_str, rec->id_len);
-	if (!c) {
-		if (n->pass == 1)
-			n->st.unmatched_returns++;
-		return;
-	}
 	open_unlink(n, c);
-	c->ret_ts = rec->ts_ns;
+	c->ret_ts = ts;
 	c->max_ret = c->ret_ts;
-	free(c->id);
+	if (c->id != c->idbuf)
+		free(c->id);
 	c->id = NULL;
 	if (n->pass == 1)
 		n->st.call_pairs++;
@@ -388,6 +479,22 @@ static void on_ret(struct bb_nest *n, const struct bb_reader *r, const struct bb
 	}
 }
 
+static void on_ret(struct bb_nest *n, const struct bb_reader *r, const struct bb_rec *rec)
+{
+	/* a return travels callee -> caller */
+	uint32_t caller = node_of(n, r, rec->receiver);
+	uint32_t callee = node_of(n, r, rec->sender);
+	struct call *c = take_open(n, caller, callee, rec->id_str, rec->id_len);
+	if (n->pass == 1)
+		rec_push(n, rec->ts_ns, REC_RET, 0, c ? c->ridx : BB_NONE);
+	if (!c) {
+		if (n->pass == 1)
+			n->st.unmatched_returns++;
+		return;
+	}
+	on_close(n, c, rec->ts_ns);
+}
+
 static void discard(struct bb_nest *n);
 
 /* The end of a pass: what is still open never returned. */
@@ -430,7 +537,8 @@ static void discard(struct bb_nest *n)
 	n->rtail = NULL;
 	while (n->ghead) {
 		struct call *c = n->ghead;
-		htab_remove(n, c);
+		if (!n->replay)
+			htab_remove(n, c);
 		open_unlink(n, c);
 		n->st.orphans += free_tree(n, c) - 1;
 	}
@@ -460,7 +568,7 @@ int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err)
 		n->st.candidates = 0;
 	}
 	while ((rc = bb_reader_next(r, &rec, err)) > 0) {
-		if (n->progress && (++k & 0xfffff) == 0)
+		if ((++k & 0xfffff) == 0 && n->progress)
 			n->progress(n->progress_ctx, n->pass, k);
 		if (rec.ts_ns > n->now) {
 			n->now = rec.ts_ns;
@@ -477,16 +585,77 @@ int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err)
 		} else if (rec.op == BB_RET) {
 			n->st.returns += n->pass == 1;
 			on_ret(n, r, &rec);
+		} else if (n->pass == 1) {
+			rec_push(n, rec.ts_ns, REC_MSG, 0, 0);
+		}
+		if ((k & 0xffff) == 0) {
+			nest_heap_sample(n);
+			nest_map_release(n, rec.line);
 		}
 	}
 	if (rc < 0) {
 		discard(n); /* the run is void, but frees cleanly */
 		return rc;
 	}
+	nest_heap_sample(n);
 	finish(n);
 	struct bb_reader_stats rs;
 	bb_reader_stats(r, &rs);
 	if (n->pass == 1)
 		n->st.skipped = rs.skipped;
 	return 0;
+}
+
+/* Pass 2 from the records pass 1 kept: the same steps as nest_pass, in the
+ * same order, without reading the trace. The records are consumed (each
+ * CALL's time is replaced by its call). */
+void nest_replay(struct bb_nest *n)
+{
+	n->seq = 0;
+	n->now = INT64_MIN;
+	n->st.children = 0;
+	n->st.candidates = 0;
+	n->replay = 1;
+	n->st.replayed = 1;
+	for (size_t i = 0; i < n->nrec; i++) {
+		struct mrec *m = &n->rec[i];
+		if (((i + 1) & 0xfffff) == 0 && n->progress)
+			n->progress(n->progress_ctx, 2, i + 1);
+		int64_t ts = m->u.ts;
+		if (ts > n->now) {
+			n->now = ts;
+			advance(n);
+		}
+		uint32_t op = m->op_from >> 30;
+		if (op == REC_CALL) {
+			struct call *c = call_new(n);
+			c->call_ts = ts;
+			c->ret_ts = BB_NO_TIME;
+			c->seq = n->seq++;
+			c->from = m->op_from & REC_NODE_MAX;
+			c->to = m->arg;
+			if (n->mode == BB_NEST_ORACLE) {
+				if (n->rpath[i] != BB_NONE) {
+					c->path = (char *)(uintptr_t)bb_intern_str(n->paths, n->rpath[i]);
+					c->path_borrowed = 1;
+				} else {
+					n->st.no_path++;
+				}
+			}
+			c->open = 1;
+			c->gprev = n->gtail;
+			if (n->gtail)
+				n->gtail->gnext = c;
+			else
+				n->ghead = c;
+			n->gtail = c;
+			into_link(n, c);
+			m->u.c = c;
+		} else if (op == REC_RET && m->arg != BB_NONE) {
+			on_close(n, n->rec[m->arg].u.c, ts);
+		}
+	}
+	nest_heap_sample(n);
+	finish(n);
+	n->replay = 0;
 }

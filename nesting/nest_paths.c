@@ -33,9 +33,11 @@ static void kput(struct bb_nest *n, const char *s, size_t len)
 
 static void kput_u32(struct bb_nest *n, uint32_t v)
 {
-	char b[16];
-	int len = snprintf(b, sizeof(b), "%u", v);
-	kput(n, b, (size_t)len);
+	char b[16], *e = b + sizeof(b), *q = e;
+	do
+		*--q = (char)('0' + v % 10);
+	while (v /= 10);
+	kput(n, q, (size_t)(e - q));
 }
 
 /* The shape of the subtree under c (c's callee and its children), as text of

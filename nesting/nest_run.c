@@ -4,6 +4,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "nesting/nest_int.h"
 
@@ -18,6 +23,7 @@ void bb_nest_params_init(struct bb_nest_params *p)
 	p->rank = BB_NEST_RANK_LATENCY;
 	p->score_density = 1;
 	p->bins_in_output = 1;
+	p->memory_bytes = BB_NEST_MEMORY_DEFAULT;
 }
 
 int bb_nest_params_check(const struct bb_nest_params *p, struct bb_err *err)
@@ -50,35 +56,36 @@ int bb_nest_params_check(const struct bb_nest_params *p, struct bb_err *err)
 	return 0;
 }
 
-struct bb_nest *bb_nest_new(const struct bb_nest_params *p, enum bb_nest_mode mode)
+/* Fills a zeroed n from its params and mode. */
+static void nest_init(struct bb_nest *n)
 {
-	struct bb_nest *n = bb_xcalloc(1, sizeof(*n));
-	n->p = *p;
-	n->mode = mode;
 	/* The oracle matches parents by path id, so a wide window cannot pair the
 	 * wrong calls; it only keeps clock skew from breaking the true trees. */
-	if (mode == BB_NEST_ORACLE && n->p.skew_window_ns < BB_NEST_ORACLE_WINDOW_NS)
+	if (n->mode == BB_NEST_ORACLE && n->p.skew_window_ns < BB_NEST_ORACLE_WINDOW_NS)
 		n->p.skew_window_ns = BB_NEST_ORACLE_WINDOW_NS;
-	nest_bins_init(&n->bins, p->bin_min_ns, p->bin_max_ns, p->bin_base);
+	nest_bins_init(&n->bins, n->p.bin_min_ns, n->p.bin_max_ns, n->p.bin_base);
 	nest_bin_weights(n);
+	nest_penalty_tables(n);
 	n->names = bb_intern_new();
 	n->keys = bb_intern_new();
-	return n;
 }
 
-void bb_nest_free(struct bb_nest *n)
+/* Frees everything n holds, but not n. */
+static void nest_clear(struct bb_nest *n)
 {
-	if (!n)
-		return;
 	nest_export_free(n);
 	bb_vval_free(n->params);
 	bb_vval_free(n->stats);
 	nest_patterns_free(n);
 	nest_reset_calls(n);
+	nest_bins_free(&n->bins);
 	for (size_t i = 0; i < n->ntri; i++)
 		free(n->tri[i].h);
 	free(n->tri);
 	free(n->tidx);
+	free(n->rec);
+	free(n->rpath);
+	bb_intern_free(n->paths);
 	free(n->binw);
 	free(n->htab);
 	free(n->into);
@@ -88,6 +95,41 @@ void bb_nest_free(struct bb_nest *n)
 	free(n->kbuf);
 	bb_intern_free(n->names);
 	bb_intern_free(n->keys);
+}
+
+struct bb_nest *bb_nest_new(const struct bb_nest_params *p, enum bb_nest_mode mode)
+{
+	struct bb_nest *n = bb_xcalloc(1, sizeof(*n));
+	n->p = *p;
+	n->mode = mode;
+	nest_init(n);
+	return n;
+}
+
+/* Back to the state of bb_nest_new, for a fresh pass 1; keeps the progress
+ * callback, the map and the heap peak. */
+static void nest_restart(struct bb_nest *n)
+{
+	struct bb_nest keep = *n;
+	nest_clear(n);
+	memset(n, 0, sizeof(*n));
+	n->p = keep.p;
+	n->mode = keep.mode;
+	n->progress = keep.progress;
+	n->progress_ctx = keep.progress_ctx;
+	n->map = keep.map;
+	n->map_len = keep.map_len;
+	n->map_line = 1;
+	n->heap_peak = keep.heap_peak;
+	n->rec_max = keep.rec_max;
+	nest_init(n);
+}
+
+void bb_nest_free(struct bb_nest *n)
+{
+	if (!n)
+		return;
+	nest_clear(n);
 	free(n);
 }
 
@@ -97,12 +139,82 @@ void bb_nest_set_progress(struct bb_nest *n, bb_nest_progress_fn fn, void *ctx)
 	n->progress_ctx = ctx;
 }
 
-/* One pass over a new reader; src is a FILE (fp) or memory (buf). */
+/* Samples the heap in use (glibc's mallinfo2: arena bytes in use plus
+ * mmapped blocks), keeping the largest: the paper's "data space allocated".
+ * It is process-wide, so it counts the reader and output too. */
+void nest_heap_sample(struct bb_nest *n)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+	struct mallinfo2 mi = mallinfo2();
+	size_t used = mi.uordblks + mi.hblkhd;
+	if (used > n->heap_peak)
+		n->heap_peak = used;
+#else
+	(void)n;
+#endif
+}
+
+/* Gives back the pages of the mapped trace well behind line (the line of
+ * the record just read): a long trace then does not stay resident. The
+ * reader copies each line into its own storage as it reads it and never
+ * looks back; should anything look back, the pages come back from the file. */
+void nest_map_release(struct bb_nest *n, uint64_t line)
+{
+#ifdef MADV_DONTNEED
+	const size_t page = 4096, keep = (size_t)4 << 20;
+	if (!n->map || line < 2 * NEST_HOLD_LINES)
+		return;
+	uint64_t target = line - NEST_HOLD_LINES;
+	while (n->map_line < target && n->map_off < n->map_len) {
+		const char *nl = memchr(n->map + n->map_off, '\n', n->map_len - n->map_off);
+		if (!nl)
+			break;
+		n->map_off = (size_t)(nl + 1 - n->map);
+		n->map_line++;
+	}
+	if (n->map_off < n->map_done + 2 * keep)
+		return;
+	size_t end = (n->map_off - keep) / page * page;
+	if (madvise((void *)(uintptr_t)(n->map + n->map_done), end - n->map_done,
+	            MADV_DONTNEED) == 0)
+		n->map_done = end;
+#else
+	(void)n;
+	(void)line;
+#endif
+}
+
+/* A read-only map of a regular file read from its start, or NULL: the
+ * reader then parses it in place, without a 2 MiB input buffer. */
+struct map {
+	char *p;
+	size_t len;
+};
+
+static void map_file(FILE *fp, struct map *m)
+{
+	struct stat sb;
+	m->p = NULL;
+	m->len = 0;
+	if (!fp || ftell(fp) != 0 || fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_size <= 0 || (uint64_t)sb.st_size > SIZE_MAX / 2)
+		return;
+	void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fileno(fp), 0);
+	if (p == MAP_FAILED)
+		return;
+#ifdef MADV_SEQUENTIAL
+	madvise(p, (size_t)sb.st_size, MADV_SEQUENTIAL);
+#endif
+	m->p = p;
+	m->len = (size_t)sb.st_size;
+}
+
+/* One pass over a new reader on the map, the stream or the buffer. */
 static int one_pass(struct bb_nest *n, int pass, FILE *fp, const char *buf, size_t len,
                     const char *name, const struct bb_reader_opts *ro, struct bb_err *err)
 {
-	struct bb_reader *r = fp ? bb_reader_fopen(fp, name, ro, err)
-	                         : bb_reader_mem(buf, len, name, ro, err);
+	struct bb_reader *r = !buf && fp ? bb_reader_fopen(fp, name, ro, err)
+	                                 : bb_reader_mem(buf, len, name, ro, err);
 	if (!r)
 		return BB_ERR_IO;
 	n->pass = pass;
@@ -111,6 +223,82 @@ static int one_pass(struct bb_nest *n, int pass, FILE *fp, const char *buf, size
 	return rc;
 }
 
+/* Whether the first `lines` record lines of the trace are in timestamp
+ * order, by a quick look at each line's first field; 0 when they are not or
+ * when a line is not plainly "DIGITS[.DIGITS]" (the reader will judge it).
+ * In order, the reader needs no reorder window: it hands out the same
+ * records in the same order with any window that it does not fail on, and a
+ * small one keeps its memory (about 2 MB for 4096 pending lines) and cache
+ * footprint small. A trace whose disorder shows later fails pass 1 with the
+ * small window and is read again with the full one (see run). */
+static int in_order(const char *buf, size_t len, uint64_t lines)
+{
+	const char *p = buf, *end = buf + len, *prev = NULL;
+	size_t pdot = 0, plen = 0;
+	while (p < end && lines) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end, *s = p;
+		p = nl ? nl + 1 : end;
+		if (e > s && e[-1] == '\r')
+			e--;
+		if (e == s || *s == '#')
+			continue;
+		/* j: how far the field matches the previous one, which was checked */
+		size_t j = 0;
+		if (prev) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			for (; j + 8 <= plen && j + 8 <= (size_t)(e - s); j += 8) {
+				uint64_t x, y;
+				memcpy(&x, s + j, 8);
+				memcpy(&y, prev + j, 8);
+				if (x != y) {
+					j += (size_t)__builtin_ctzll(x ^ y) / 8;
+					goto differ;
+				}
+			}
+#endif
+			while (j < plen && s + j < e && s[j] == prev[j])
+				j++;
+		}
+	differ:;
+		size_t dot = prev && pdot < j ? pdot : SIZE_MAX, i = j;
+		for (; s + i < e && s[i] != ' ' && s[i] != '\t'; i++) {
+			unsigned char c = (unsigned char)s[i];
+			if (c == '.' && dot == SIZE_MAX)
+				dot = i;
+			else if ((unsigned)(c - '0') > 9u)
+				return 0;
+		}
+		if (i == 0 || dot == 0 || i - (dot == SIZE_MAX ? i : dot) > 10 ||
+		    (s[0] == '0' && dot != 1))
+			return 0; /* blank, odd or not canonical: let the reader see it */
+		if (dot == SIZE_MAX)
+			dot = i;
+		if (prev) {
+			/* integer parts without leading zeros: longer is larger; the
+			 * same length: the first difference (at j) decides */
+			if (dot < pdot)
+				return 0;
+			if (dot == pdot) {
+				size_t m = i < plen ? i : plen;
+				int c = j < m ? (unsigned char)s[j] - (unsigned char)prev[j] : 0;
+				if (c < 0 || (c == 0 && i < plen))
+					return 0;
+			}
+		}
+		prev = s;
+		pdot = dot;
+		plen = i;
+		lines--;
+	}
+	return 1;
+}
+
+/* Pass 1 records the messages (16 bytes each) while they fit in the memory
+ * budget, and pass 2 replays them; over the budget (or with the budget 0)
+ * pass 2 reads the trace again. A file's size tells at the start whether
+ * it can fit (a trace line is well over 32 bytes), so a long trace streams
+ * from the first line and its memory stays flat. */
 static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const char *name,
                const struct bb_reader_opts *ro, struct bb_err *err)
 {
@@ -118,16 +306,68 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 		bb_err_set(err, "a nesting run reads one trace only");
 		return BB_ERR_ARG;
 	}
-	int rc = one_pass(n, 1, fp, buf, len, name, ro, err);
-	if (rc < 0)
-		return rc;
-	if (n->mode == BB_NEST_INFER)
-		nest_smooth(n);
-	if (fp && fseek(fp, 0, SEEK_SET) != 0) {
-		bb_err_set(err, "%s: cannot rewind for the second pass: %s", name, strerror(errno));
-		return BB_ERR_IO;
+	struct map m = {NULL, 0};
+	if (fp) {
+		map_file(fp, &m);
+		buf = m.p;
+		len = m.len;
+		n->map = m.p;
+		n->map_len = m.len;
+		n->map_done = n->map_off = 0;
 	}
-	return one_pass(n, 2, fp, buf, len, name, ro, err);
+	n->rec_max = n->p.memory_bytes / (sizeof(struct mrec) +
+	                                  (n->mode == BB_NEST_ORACLE ? sizeof(uint32_t) : 0));
+	n->recording = n->rec_max > 0 && (!buf || len / 32 <= n->rec_max);
+	struct bb_reader_opts o = {0};
+	if (ro)
+		o = *ro;
+	int small = buf && !o.lenient && !o.window && in_order(buf, len, 4096);
+	if (small)
+		o.window = 16;
+	ro = &o;
+	n->map_line = 1;
+	int rc = one_pass(n, 1, fp, buf, len, name, ro, err);
+	if (rc < 0 && small) {
+		/* out of order after all (or a bad line): again with the full window */
+		nest_restart(n);
+		n->recording = n->rec_max > 0 && len / 32 <= n->rec_max;
+		o.window = 0;
+		rc = one_pass(n, 1, fp, buf, len, name, ro, err);
+	}
+	if (rc >= 0 && n->mode == BB_NEST_INFER)
+		nest_smooth(n);
+	if (rc >= 0 && n->recording) {
+		if (m.p) {
+			munmap(m.p, m.len);
+			m.p = NULL;
+			n->map = NULL;
+		}
+		n->recording = 0;
+		n->pass = 2;
+		nest_replay(n);
+	} else if (rc >= 0) {
+		if (!buf && fseek(fp, 0, SEEK_SET) != 0) {
+			bb_err_set(err, "%s: cannot rewind for the second pass: %s", name,
+			           strerror(errno));
+			rc = BB_ERR_IO;
+		} else {
+			n->map_done = n->map_off = 0;
+			n->map_line = 1;
+			rc = one_pass(n, 2, fp, buf, len, name, ro, err);
+		}
+	}
+	n->recording = 0;
+	free(n->rec);
+	free(n->rpath);
+	bb_intern_free(n->paths);
+	n->rec = NULL;
+	n->rpath = NULL;
+	n->paths = NULL;
+	n->nrec = n->caprec = 0;
+	if (m.p)
+		munmap(m.p, m.len);
+	n->map = NULL;
+	return rc;
 }
 
 int bb_nest_run_stream(struct bb_nest *n, FILE *fp, const char *name,
@@ -145,6 +385,7 @@ int bb_nest_run_mem(struct bb_nest *n, const char *buf, size_t len, const char *
 void bb_nest_get_stats(const struct bb_nest *n, struct bb_nest_stats *st)
 {
 	*st = n->st;
+	st->heap_peak = n->heap_peak;
 	st->mean_parallelism = st->children ? (double)st->candidates / (double)st->children : 0;
 }
 
@@ -177,7 +418,10 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 	bb_nest_get_stats(n, &st);
 	struct bb_vval *o = bb_vval_object();
 	bb_vval_set_int(o, "messages", (int64_t)st.messages);
-	bb_vval_set_int(o, "duration_ns", st.messages ? st.last_ns - st.first_ns : 0);
+	int64_t dur = 0; /* saturated: a trace may span more than int64 nanoseconds */
+	if (st.messages && __builtin_sub_overflow(st.last_ns, st.first_ns, &dur))
+		dur = INT64_MAX;
+	bb_vval_set_int(o, "duration_ns", dur);
 	bb_vval_set_int(o, "calls", (int64_t)st.calls);
 	bb_vval_set_int(o, "returns", (int64_t)st.returns);
 	bb_vval_set_int(o, "call_pairs", (int64_t)st.call_pairs);

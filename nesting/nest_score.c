@@ -123,6 +123,20 @@ static double penalty(uint32_t c, double e)
 	return c == 0 || e == 0 ? 1.0 : pow((double)c + 1, -e);
 }
 
+/* penalty() from a table for the small counts that are all one meets. */
+static double penalty_of(const struct bb_nest *n, int which, uint32_t c, double e)
+{
+	return c < NEST_PEN_TAB ? n->pen[which][c] : penalty(c, e);
+}
+
+void nest_penalty_tables(struct bb_nest *n)
+{
+	const double e[3] = {n->p.penalty_x, n->p.penalty_y, n->p.penalty_z};
+	for (int w = 0; w < 3; w++)
+		for (uint32_t c = 0; c < NEST_PEN_TAB; c++)
+			n->pen[w][c] = penalty(c, e[w]);
+}
+
 /* Per-bin factor turning the scoreboard's mass per bin into a density (mass
  * per unit of delay), relative to the first log bin. With log bins a bin at
  * delay d is d*(base-1) wide, so mass per bin favours long delays: the
@@ -164,8 +178,9 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 				overlap += ch->call_ts < child->ret_ts && child->call_ts < ch->ret_ts;
 				same += ch->to == child->to;
 			}
-			s *= penalty(overlap, p->penalty_x) * penalty(same, p->penalty_y) *
-			     penalty(par->nchildren, p->penalty_z);
+			s *= penalty_of(n, 0, overlap, p->penalty_x) *
+			     penalty_of(n, 1, same, p->penalty_y) *
+			     penalty_of(n, 2, par->nchildren, p->penalty_z);
 		}
 		if (s > best_score) {
 			best_score = s;

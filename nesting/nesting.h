@@ -33,7 +33,14 @@ struct bb_nest_params {
 	uint64_t min_count;      /* drop patterns with fewer instances */
 	int score_density;       /* score = scoreboard mass / bin width (default); 0: raw mass */
 	int bins_in_output;      /* export histogram bins (JSON) */
+	size_t memory_bytes;     /* keep the trace's messages in memory for pass 2 up to
+	                            this (16 bytes a message); above it, or 0, pass 2
+	                            reads the trace again */
 };
+
+/* The default memory budget for pass 2's records: 256 MiB, about 16 million
+ * messages (a trace file over 512 MiB streams at once). */
+#define BB_NEST_MEMORY_DEFAULT ((size_t)256 << 20)
 
 /* The oracle's skew window is at least this (100 ms): see bb_nest_new. */
 #define BB_NEST_ORACLE_WINDOW_NS INT64_C(100000000)
@@ -64,6 +71,10 @@ struct bb_nest_stats {
 	uint64_t no_path;           /* oracle: calls without a path= attribute */
 	uint64_t skipped;           /* bad lines skipped (lenient) */
 	size_t peak_open;           /* most calls held at once */
+	size_t heap_peak;           /* most heap in use at the samples (end of each pass and
+	                               every 65536 records), bytes; 0 where unknown (not
+	                               glibc) */
+	int replayed;               /* pass 2 ran from the messages kept in memory */
 };
 
 struct bb_nest;
@@ -74,8 +85,11 @@ struct bb_nest *bb_nest_new(const struct bb_nest_params *p, enum bb_nest_mode mo
 void bb_nest_free(struct bb_nest *n);
 
 /* Runs the whole algorithm over a seekable stream (two passes: the scoreboard,
- * then parents and paths; the stream is rewound in between). Borrows fp; name
- * is used in messages. Returns 0 or a negative bb_status with err set. */
+ * then parents and paths). A regular file read from its start is mapped into
+ * memory and parsed in place. Pass 2 replays the messages pass 1 kept when
+ * they fit p->memory_bytes; otherwise the stream is rewound and read again.
+ * Borrows fp; name is used in messages. Returns 0 or a negative bb_status
+ * with err set. */
 int bb_nest_run_stream(struct bb_nest *n, FILE *fp, const char *name,
                        const struct bb_reader_opts *ro, struct bb_err *err);
 /* Same over memory (tests). Borrows buf. */

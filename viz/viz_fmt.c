@@ -14,11 +14,13 @@ static size_t fmt_ns(int64_t ns, char *buf, const char *micro)
 	} units[] = {{60e9, "min"}, {1e9, "s"}, {1e6, "ms"}, {1e3, NULL}, {1, "ns"}};
 	double v = (double)ns, a = v < 0 ? -v : v;
 	size_t i = 0;
-	while (i + 1 < sizeof(units) / sizeof(units[0]) && a < units[i].scale)
+	/* 999.6 us prints as "1.00 ms", not "1000 us": compare after rounding. */
+	while (i + 1 < sizeof(units) / sizeof(units[0]) && a < units[i].scale * 0.9995)
 		i++;
 	const char *unit = units[i].unit ? units[i].unit : micro;
 	double x = v / units[i].scale, ax = a / units[i].scale;
-	int prec = units[i].scale == 1 ? 0 : ax >= 100 ? 0 : ax >= 10 ? 1 : 2;
+	/* Three significant digits after rounding: 9.996 is "10.0", not "10.00". */
+	int prec = units[i].scale == 1 ? 0 : ax >= 99.95 ? 0 : ax >= 9.995 ? 1 : 2;
 	int n = snprintf(buf, BB_DUR_BUFSZ, "%.*f %s", prec, x, unit);
 	return n < 0 ? 0 : (size_t)n;
 }

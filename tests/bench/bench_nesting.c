@@ -13,16 +13,38 @@
 #include <unistd.h>
 
 /* For each maketrace/configs/table1-*.json: maketrace writes the trace (not
- * timed), then bbnest runs on it in a child process whose peak RSS
- * (ru_maxrss) and CPU time (user + system, from wait4) are reported with the
- * trace's length, duration and mean per-node parallelism from bbnest's JSON.
- * The paper's Table 1 figures for a row come from the config's "paper" member
- * ({"cpu_s": ..., "mb": ...}) when the config has one.
+ * timed), then bbnest runs on it in a child process, best of BENCH_NEST_RUNS
+ * runs (default 3; the machine is shared, the least CPU is the steadiest
+ * figure). A row shows the trace's length, duration and mean per-node
+ * parallelism (from bbnest's JSON), bbnest's peak heap in use (its --stats
+ * line: glibc mallinfo2, sampled at the end of each pass and every 65536
+ * records; the paper's MBytes is "data space allocated (not counting stack or
+ * code)"), its peak RSS (code, libraries and mapped trace pages included) and
+ * its CPU time (user + system, from wait4); then the paper's Table 1 figures
+ * for that trace, the ratios, and PASS or MISS against the targets of issue
+ * 3: at least 20 times less CPU than the paper and no more memory than its
+ * MBytes (heap). Figures only: nothing here is a test.
  *
  * usage: bench_nesting [BUILD_BIN_DIR]   (default: the directory of this program)
  * Environment: BB_SRC (source tree; default the one compiled in), BB_TMP
- * (scratch directory; default /tmp), BENCH_NEST_BIG=N (also run N messages of
- * multitier.json through a pipe, streaming: the 20,000,000-message row). */
+ * (scratch directory; default /tmp), BENCH_NEST_RUNS (runs per row),
+ * BENCH_NEST_BIG=N (also run N messages of multitier.json through a pipe:
+ * the 20,000,000-message row, which streams two passes). */
+
+/* Table 1 of the paper, nesting columns. */
+static const struct paper_row {
+	const char *config;
+	double msgs, dur_s, par, mb, cpu_s;
+} paper[] = {
+	{"table1-short.json", 20164, 50, 1.793, 1.5, 0.23},
+	{"table1-normal.json", 202520, 500, 1.641, 13.8, 2.27},
+	{"table1-long.json", 2026658, 5000, 1.612, 136.8, 23.97},
+	{"table1-par-low.json", 769638, 5000, 1.146, 54.0, 7.54},
+	{"table1-par-medium.json", 770344, 500, 5.116, 54.2, 11.15},
+	{"table1-par-high.json", 775254, 50, 45.057, 132.1, 233.61},
+};
+
+#define CPU_TARGET 20.0 /* times less CPU than the paper */
 
 #ifndef BB_SOURCE_DIR
 #define BB_SOURCE_DIR "."
@@ -58,38 +80,34 @@ static char *slurp_fd(int fd)
 	return buf;
 }
 
-static char *slurp_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	char *t = slurp_fd(fileno(f));
-	fclose(f);
-	return t;
-}
+struct run {
+	double cpu, rss_mb, heap_mb, msgs, dur, par;
+	int replayed;
+};
 
-/* Runs bbnest on trace (or on the output of shell command `gen` when trace
- * is NULL) and prints one row. */
-static void run_row(const char *label, const char *bin, const char *trace, const char *gen,
-                    const char *cfgtext)
+/* Runs bbnest once on trace (or on the output of shell command `gen` when
+ * trace is NULL); fills r. Returns 0, or -1 when bbnest failed. */
+static int run_once(const char *bin, const char *trace, const char *gen, struct run *r)
 {
 	int fd[2];
 	if (pipe(fd) != 0)
-		return;
+		return -1;
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
-		dup2(fd[1], 1);
+		dup2(fd[1], 1); /* the JSON, then the --stats lines (stdout is flushed first) */
+		dup2(fd[1], 2);
 		close(fd[0]);
 		close(fd[1]);
 		char nest[4096];
 		snprintf(nest, sizeof(nest), "%s/bbnest", bin);
 		if (trace) {
-			execl(nest, "bbnest", "-q", "--json", "--no-bins", "--top", "1", trace,
+			execl(nest, "bbnest", "-q", "--stats", "--json", "--no-bins", "--top", "1", trace,
 			      (char *)NULL);
 		} else {
 			char cmd[4 * 4096];
-			snprintf(cmd, sizeof(cmd), "%s | '%s' -q --json --no-bins --top 1", gen, nest);
+			snprintf(cmd, sizeof(cmd), "%s | '%s' -q --stats --json --no-bins --top 1", gen,
+			         nest);
 			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		}
 		_exit(127);
@@ -100,33 +118,49 @@ static void run_row(const char *label, const char *bin, const char *trace, const
 	int status;
 	struct rusage ru;
 	if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		printf("%-28s (bbnest failed)\n", label);
 		free(out);
-		return;
+		return -1;
 	}
-	double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	             (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-	double mb = (double)ru.ru_maxrss / 1024.0;
-	double msgs = json_num(out, "messages"), dur = json_num(out, "duration_ns") / 1e9;
-	double par = json_num(out, "mean_parallelism");
-	if (msgs <= 0) {
-		printf("%-28s (no messages)\n", label);
-		free(out);
-		return;
-	}
-	char paper[64] = "-", ratio[48] = "-";
-	const char *pp = cfgtext ? strstr(cfgtext, "\"paper\"") : NULL;
-	if (pp) {
-		double pcpu = json_num(pp, "cpu_s"), pmb = json_num(pp, "mb");
-		if (pcpu > 0) {
-			snprintf(paper, sizeof(paper), "%.2f s, %.1f MB", pcpu, pmb);
-			snprintf(ratio, sizeof(ratio), "%.0fx CPU, %.1fx MB", pcpu / (cpu > 1e-3 ? cpu : 1e-3),
-			         pmb / (mb > 0 ? mb : 1));
-		}
-	}
-	printf("%-28s %10.0f %9.0f %8.2f %8.1f %8.2f  %-20s %s\n", label, msgs, dur, par, mb, cpu,
-	       paper, ratio);
+	r->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	r->rss_mb = (double)ru.ru_maxrss / 1024.0;
+	r->msgs = json_num(out, "messages");
+	r->dur = json_num(out, "duration_ns") / 1e9;
+	r->par = json_num(out, "mean_parallelism");
+	const char *h = strstr(out, "heap_peak_bytes ");
+	r->heap_mb = h ? strtod(h + strlen("heap_peak_bytes "), NULL) / 1048576.0 : -1;
+	r->replayed = strstr(out, "replayed from memory") != NULL;
 	free(out);
+	return r->msgs > 0 ? 0 : -1;
+}
+
+/* Runs bbnest `runs` times and prints one row: the run with the least CPU. */
+static void run_row(const char *label, const char *bin, const char *trace, const char *gen,
+                    const struct paper_row *pr, int runs)
+{
+	struct run best = {0}, r;
+	int ok = 0;
+	for (int i = 0; i < runs; i++) {
+		if (run_once(bin, trace, gen, &r) != 0)
+			continue;
+		if (!ok || r.cpu < best.cpu)
+			best = r;
+		ok = 1;
+	}
+	if (!ok) {
+		printf("%-24s (bbnest failed)\n", label);
+		return;
+	}
+	printf("%-24s %9.0f %6.0f %7.3f %7.1f %6.1f %7.3f", label, best.msgs, best.dur, best.par,
+	       best.heap_mb, best.rss_mb, best.cpu);
+	if (pr) {
+		double cpu = best.cpu > 1e-4 ? best.cpu : 1e-4;
+		int cpu_ok = pr->cpu_s / cpu >= CPU_TARGET, mb_ok = best.heap_mb <= pr->mb;
+		printf(" | %9.0f %7.3f %6.1f %7.2f | %6.0fx %5.1fx | %-4s %-4s", pr->msgs, pr->par,
+		       pr->mb, pr->cpu_s, pr->cpu_s / cpu, pr->mb / best.heap_mb,
+		       cpu_ok ? "PASS" : "MISS", mb_ok ? "PASS" : "MISS");
+	}
+	printf("%s\n", best.replayed ? "" : "  (streamed: read twice)");
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -167,34 +201,48 @@ int main(int argc, char **argv)
 	}
 	qsort(names, nn, sizeof(*names), cmp_str);
 
-	printf("bbnest (default parameters, two passes over a file); CPU = user+system of the "
-	       "bbnest process; MB = its peak RSS\n");
-	printf("%-28s %10s %9s %8s %8s %8s  %-20s %s\n", "trace (config)", "messages", "dur (s)",
-	       "parall.", "MB", "CPU (s)", "paper (Table 1)", "paper / ours");
+	int runs = getenv("BENCH_NEST_RUNS") ? atoi(getenv("BENCH_NEST_RUNS")) : 3;
+	if (runs < 1)
+		runs = 1;
+	printf("bbnest, default parameters, beside the paper's Table 1 (nesting columns); best "
+	       "CPU of %d runs\n", runs);
+	double la[3];
+	if (getloadavg(la, 3) == 3)
+		printf("load average at start: %.2f %.2f %.2f (2-core figures vary with it)\n", la[0],
+		       la[1], la[2]);
+	printf("heap MB = peak heap in use (mallinfo2); RSS MB = peak resident set; CPU = user + "
+	       "system s; targets: >= %.0fx less CPU, heap <= paper MB\n", CPU_TARGET);
+	printf("%-24s %9s %6s %7s %7s %6s %7s | %9s %7s %6s %7s | %7s %6s | %-4s %-4s\n", "config",
+	       "messages", "dur s", "parall.", "heap MB", "RSS MB", "CPU s", "paper msg", "parall.",
+	       "MB", "CPU s", "CPU", "MB", "CPU", "MB");
 	if (nn == 0)
 		printf("(no table1-*.json in %s)\n", dir);
 	for (size_t i = 0; i < nn; i++) {
-		char cfg[8192], trace[8192], cmd[3 * 8192];
+		char cfg[8192], trace[8192], cmd[3 * 8192], label[64];
 		snprintf(cfg, sizeof(cfg), "%s/%s", dir, names[i]);
 		snprintf(trace, sizeof(trace), "%s/bench_nesting_%s.tr", tmp, names[i]);
 		snprintf(cmd, sizeof(cmd), "'%s/maketrace' -q '%s' > '%s'", bin, cfg, trace);
-		if (system(cmd) != 0) {
-			printf("%-28s (maketrace failed)\n", names[i]);
-		} else {
-			char *text = slurp_file(cfg);
-			run_row(names[i], bin, trace, NULL, text);
-			free(text);
-		}
+		snprintf(label, sizeof(label), "%.*s", (int)(strlen(names[i]) - 5), names[i]);
+		const struct paper_row *pr = NULL;
+		for (size_t k = 0; k < sizeof(paper) / sizeof(paper[0]); k++)
+			if (strcmp(paper[k].config, names[i]) == 0)
+				pr = &paper[k];
+		if (system(cmd) != 0)
+			printf("%-24s (maketrace failed)\n", label);
+		else
+			run_row(label, bin, trace, NULL, pr, runs);
 		unlink(trace);
 		free(names[i]);
 	}
+	if (getloadavg(la, 3) == 3)
+		printf("load average at end: %.2f %.2f %.2f\n", la[0], la[1], la[2]);
 	const char *big = getenv("BENCH_NEST_BIG");
 	if (big && atol(big) > 0) {
 		char gen[3 * 4096], label[64];
 		snprintf(gen, sizeof(gen), "'%s/maketrace' -q -d 0 -n %ld '%s/multitier.json'", bin,
 		         atol(big), dir);
-		snprintf(label, sizeof(label), "multitier, %ld msgs, pipe", atol(big));
-		run_row(label, bin, NULL, gen, NULL);
+		snprintf(label, sizeof(label), "multitier %ld, pipe", atol(big));
+		run_row(label, bin, NULL, gen, NULL, 1);
 	}
 	return 0;
 }

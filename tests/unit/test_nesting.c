@@ -58,6 +58,48 @@ static void test_bins(void)
 		CHECK(k >= last);
 		last = k;
 	}
+	nest_bins_free(&b);
+}
+
+/* The fast bin lookup (octave cells and edges) agrees with the log() formula
+ * everywhere, including every edge and its neighbours, for several ranges. */
+static void test_bins_fast(void)
+{
+	static const struct {
+		int64_t min, max;
+		double base;
+	} cases[] = {
+		{1000, INT64_C(7200) * BB_NS_PER_S, 1.05},
+		{1, 10 * BB_NS_PER_S, 1.3},
+		{1, 1000000, 1.01},
+		{1000, INT64_C(1000000000000), 1.01},
+		{100000, INT64_C(1000000000), 1.0002},
+		{37, INT64_C(123456789), 1.7},
+		{1000, 2000, 1.5},
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct nest_bins b;
+		nest_bins_init(&b, cases[c].min, cases[c].max, cases[c].base);
+		uint64_t bad = 0;
+		for (uint32_t k = 0; k < b.n; k++) {
+			int64_t lo, hi;
+			nest_bin_range(&b, k, &lo, &hi);
+			for (int64_t e = -2; e <= 2; e++) {
+				int64_t ds[2] = {lo + e, hi == INT64_MAX ? lo + 7 : hi + e};
+				for (int i = 0; i < 2; i++)
+					if (nest_bin(&b, ds[i]) != nest_bin_slow(&b, ds[i]) && bad++ < 5)
+						UNIT_FAIL_("case %zu: d %lld: fast %u, log %u", c,
+						           (long long)ds[i], nest_bin(&b, ds[i]),
+						           nest_bin_slow(&b, ds[i]));
+			}
+		}
+		for (int64_t d = 1; d < cases[c].max * 2; d = d + 1 + d / 997)
+			if (nest_bin(&b, d) != nest_bin_slow(&b, d) && bad++ < 5)
+				UNIT_FAIL_("case %zu: d %lld: fast %u, log %u", c, (long long)d,
+				           nest_bin(&b, d), nest_bin_slow(&b, d));
+		CHECK_INT(bad, 0);
+		nest_bins_free(&b);
+	}
 }
 
 static void test_hist_quantiles(void)
@@ -77,6 +119,7 @@ static void test_hist_quantiles(void)
 	nest_hist_add(&h, &b, 42);
 	CHECK_INT(nest_hist_quantile(&h, &b, 0.99), 42); /* clamped to what was seen */
 	nest_hist_free(&h);
+	nest_bins_free(&b);
 }
 
 /* Figure 3: A calls B, B calls C then D before returning. */
@@ -452,6 +495,163 @@ static void test_streaming_memory(void)
 	free(t);
 }
 
+struct gen_line {
+	int64_t ts_us;
+	int k;
+	char text[96];
+};
+
+static int cmp_gen_line(const void *a, const void *b)
+{
+	const struct gen_line *x = a, *y = b;
+	if (x->ts_us != y->ts_us)
+		return x->ts_us < y->ts_us ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* A three-tier trace with overlapping instances, calls never returned,
+ * returns never called, MSG lines, path= attributes, and, past the first
+ * 4096 lines, two lines 50 apart swapped (in order for the reader's default
+ * window, not for a small one). */
+static char *gen_trace(size_t *len_out)
+{
+	size_t nl = 0, cap = 6000 * 7;
+	struct gen_line *l = bb_xmalloc(cap * sizeof(*l));
+	uint32_t rng = 12345;
+#define ADD(T, ...)                                                                        \
+	do {                                                                               \
+		l[nl].ts_us = (T);                                                         \
+		l[nl].k = (int)nl;                                                         \
+		snprintf(l[nl].text, sizeof(l[nl].text), __VA_ARGS__);                     \
+		nl++;                                                                      \
+	} while (0)
+	for (int i = 0; i < 6000; i++) {
+		rng = rng * 1103515245u + 12345u;
+		int64_t b = 1000000 + (int64_t)i * 300 + (rng >> 16) % 200;
+		int64_t d1 = 50 + (rng >> 8) % 100, d2 = 300 + (rng >> 4) % 200;
+		const char *web = i % 3 ? "web1" : "web2";
+		ADD(b, "CALL\tclient%d\t%s\t%d\tpath=p%d", i % 4, web, i, i);
+		ADD(b + d1, "CALL\t%s\tdb\t%d\tpath=p%d", web, i, i);
+		if (i % 97 != 5)
+			ADD(b + d1 + 150, "RET\tdb\t%s\t%d\tpath=p%d", web, i, i);
+		if (i % 2)
+			ADD(b + d2, "CALL\t%s\tauth\t%d\tpath=p%d", web, i, i);
+		if (i % 2)
+			ADD(b + d2 + 90, "RET\tauth\t%s\t%d\tpath=p%d", web, i, i);
+		ADD(b + d2 + 200, "RET\t%s\tclient%d\t%d\tpath=p%d", web, i % 4, i, i);
+		if (i % 89 == 3)
+			ADD(b + 7, i % 2 ? "MSG\tdb\tweb1\t-" : "RET\tdb\tweb2\tx%d", i);
+	}
+#undef ADD
+	qsort(l, nl, sizeof(*l), cmp_gen_line);
+	struct gen_line t = l[12000];
+	l[12000] = l[12050];
+	l[12050] = t;
+	size_t tcap = nl * 112 + 64, len = 0;
+	char *text = bb_xmalloc(tcap);
+	len += (size_t)snprintf(text, tcap, "#bbtrace 1\n");
+	for (size_t i = 0; i < nl; i++)
+		len += (size_t)snprintf(text + len, tcap - len, "%lld.%06lld\t%s\n",
+		                        (long long)(l[i].ts_us / 1000000),
+		                        (long long)(l[i].ts_us % 1000000), l[i].text);
+	free(l);
+	*len_out = len;
+	return text;
+}
+
+/* Pass 2 replayed from memory, pass 2 read again (budget 0) and a budget
+ * that runs out in the middle of pass 1 give the same result, with the
+ * small-window first try failing on the swapped lines and read again. */
+static void test_replay_and_stream(void)
+{
+	size_t len;
+	char *text = gen_trace(&len);
+	for (int mode = 0; mode < 2; mode++) {
+		struct bb_nest_stats st[3];
+		char *keys[3];
+		size_t budgets[3] = {BB_NEST_MEMORY_DEFAULT, 0, 16 * 30000};
+		for (int b = 0; b < 3; b++) {
+			struct bb_nest_params p;
+			bb_nest_params_init(&p);
+			p.memory_bytes = budgets[b];
+			struct bb_nest *n = bb_nest_new(&p, mode ? BB_NEST_ORACLE : BB_NEST_INFER);
+			struct bb_err err = {{0}};
+			int rc = bb_nest_run_mem(n, text, len, "gen.tr", NULL, &err);
+			if (rc != 0)
+				UNIT_FAIL_("run failed: %d %s", rc, err.msg);
+			const struct bb_vpatterns *v = bb_nest_patterns(n);
+			bb_nest_get_stats(n, &st[b]);
+			size_t kl = 0, kc = 64;
+			keys[b] = bb_xmalloc(kc);
+			keys[b][0] = '\0';
+			for (size_t i = 0; i < v->n; i++) {
+				char *k = bb_nest_pattern_key(n, i);
+				char line[256];
+				int m = snprintf(line, sizeof(line), "%s %llu %lld;", k,
+				                 (unsigned long long)v->v[i].count,
+				                 (long long)v->v[i].total_latency_ns);
+				if (kl + (size_t)m + 1 > kc)
+					keys[b] = bb_xrealloc(keys[b], kc = 2 * (kl + (size_t)m + 1));
+				memcpy(keys[b] + kl, line, (size_t)m + 1);
+				kl += (size_t)m;
+				free(k);
+			}
+			bb_nest_free(n);
+		}
+		CHECK_INT(st[0].replayed, 1);
+		CHECK_INT(st[1].replayed, 0);
+		CHECK_INT(st[2].replayed, 0);
+		CHECK(st[0].unmatched_calls > 50);
+		CHECK(st[0].unmatched_returns > 20);
+		CHECK(st[0].children > 1000);
+		for (int b = 1; b < 3; b++) {
+			CHECK_STR(keys[b], keys[0]);
+			CHECK_INT(st[b].call_pairs, st[0].call_pairs);
+			CHECK_INT(st[b].unmatched_calls, st[0].unmatched_calls);
+			CHECK_INT(st[b].unmatched_returns, st[0].unmatched_returns);
+			CHECK_INT(st[b].children, st[0].children);
+			CHECK_INT(st[b].candidates, st[0].candidates);
+			CHECK_INT(st[b].roots, st[0].roots);
+			CHECK_INT(st[b].orphans, st[0].orphans);
+			CHECK_INT(st[b].no_path, st[0].no_path);
+			CHECK_INT(st[b].messages, st[0].messages);
+		}
+		for (int b = 0; b < 3; b++)
+			free(keys[b]);
+	}
+	free(text);
+
+	/* short lines: the file-size estimate lets recording start, and it
+	 * stops when the budget runs out */
+	size_t cap = 4000 * 100;
+	len = 0;
+	text = bb_xmalloc(cap);
+	len += (size_t)snprintf(text, cap, "#bbtrace 1\n");
+	for (int i = 0; i < 4000; i++)
+		len += (size_t)snprintf(text + len, cap - len,
+		                        "%d.1\tCALL\ta\tb\t%d\n%d.2\tCALL\tb\tc\t%d\n"
+		                        "%d.3\tRET\tc\tb\t%d\n%d.4\tRET\tb\ta\t%d\n",
+		                        i, i, i, i, i, i, i, i);
+	struct bb_nest_stats st[2];
+	for (int b = 0; b < 2; b++) {
+		struct bb_nest_params p;
+		bb_nest_params_init(&p);
+		p.memory_bytes = b ? sizeof(struct mrec) * (len / 32 + 100) : BB_NEST_MEMORY_DEFAULT;
+		CHECK(!b || p.memory_bytes / sizeof(struct mrec) < 16000);
+		const struct bb_vpatterns *v;
+		struct bb_nest *n = run(text, &p, BB_NEST_INFER, &v);
+		bb_nest_get_stats(n, &st[b]);
+		CHECK_INT(v->n, 1);
+		CHECK_INT(v->v[0].count, 4000);
+		check_key(n, 0, "a(b(c))");
+		bb_nest_free(n);
+	}
+	CHECK_INT(st[0].replayed, 1);
+	CHECK_INT(st[1].replayed, 0);
+	CHECK_INT(st[1].call_pairs, st[0].call_pairs);
+	free(text);
+}
+
 static void test_rank_and_prune(void)
 {
 	/* A(B) three times, short; A(C) once, long */
@@ -510,6 +710,8 @@ static void test_params_check(void)
 
 static const struct unit_test tests[] = {
 	{"bins", test_bins},
+	{"bins_fast", test_bins_fast},
+	{"replay_and_stream", test_replay_and_stream},
 	{"hist_quantiles", test_hist_quantiles},
 	{"figure3", test_figure3},
 	{"figure5", test_figure5},
