@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench_nesting_figures.sh - reproduce the paper's nesting-algorithm experiments (figures
-# 12, 17, 19, 20, 21, 22) with maketrace's configs; prints the tables in docs/accuracy-nesting.md.
+# 12, 17, 19, 20, 21, 22) with maketrace's configs; prints the tables in docs/accuracy.md.
 # usage: sh tests/bench/bench_nesting_figures.sh BUILD_DIR [FIGURE...]   (needs jq)
 # Figures: 12 17 19 20 21 22 (default: all). Scratch files go to ${BB_TMP:-/tmp}/bbnest-fig.
 set -eu
