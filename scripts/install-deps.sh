@@ -1,11 +1,14 @@
 #!/bin/sh
 # install-deps.sh - install every Debian package bb needs to build, test and demo.
 # Idempotent: does nothing (and needs no network) when all are present.
+# The servers and clients (dnsmasq, rpcbind, nginx, dig, curl, wrk) are for the
+# tests that capture real traffic in network namespaces; tshark is their oracle.
 set -eu
 
 PKGS="build-essential cmake pkg-config clang libclang-rt-14-dev
 libpcap-dev libnids-dev libfftw3-dev libgraphviz-dev graphviz libjansson-dev
-tcpdump"
+tcpdump
+iproute2 ethtool curl dnsmasq-base dnsutils rpcbind nginx-light wrk tshark bc"
 
 missing=""
 for p in $PKGS; do

@@ -6,6 +6,7 @@ set -eu
 BENCHES="bench_trace"
 BENCHES="$BENCHES bench_nesting"
 BENCHES="$BENCHES bench_conv"
+BENCHES="$BENCHES bench_capture"
 
 if [ $# -ne 1 ]; then
 	echo "usage: sh tests/bench/run.sh BUILD_DIR" >&2

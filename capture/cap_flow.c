@@ -1,0 +1,439 @@
+/* cap_flow.c - flows: TCP connections and UDP flows, decoder binding, byte times */
+/* SPDX-License-Identifier: MIT */
+/*
+ * A flow owns its decoder's zeroed state and, per direction, the times of
+ * its bytes: a mark (stream position, packet time) per delivery, pruned as
+ * the decoder consumes, so a message gets the time of its first and last byte
+ * however the bytes were chunked. Records go to cap_out.c.
+ */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/cap_int.h"
+
+static size_t hash4(uint32_t a, uint16_t ap, uint32_t b, uint16_t bp, size_t size)
+{
+	uint64_t h = ((uint64_t)a * 0x9e3779b97f4a7c15u) ^ ((uint64_t)b * 0xc2b2ae3d27d4eb4fu) ^
+	             ((uint64_t)ap << 16 | bp) * 0x165667b19e3779f9u;
+	h ^= h >> 29;
+	return (size_t)h & (size - 1);
+}
+
+static void ensure_hash(struct bb_cap *c)
+{
+	if (c->tcp_hash)
+		return;
+	c->hash_size = 1u << 16;
+	c->tcp_hash = bb_xcalloc(c->hash_size, sizeof *c->tcp_hash);
+	c->udp_hash = bb_xcalloc(c->hash_size, sizeof *c->udp_hash);
+}
+
+static int64_t time_at(void *arg, int dir, uint64_t pos)
+{
+	struct cap_conn *k = arg;
+	if (k->transport == BB_TR_UDP || dir < 0 || dir > 1)
+		return k->cap->pkt_ns;
+	struct cap_dirbuf *d = &k->d[dir];
+	int64_t t = d->nmarks > d->mark0 ? d->marks[d->mark0].ts : k->cap->pkt_ns;
+	for (size_t i = d->mark0; i < d->nmarks && d->marks[i].pos <= pos; i++)
+		t = d->marks[i].ts;
+	return t;
+}
+
+static void emit(void *arg, const struct bb_dec_msg *m)
+{
+	cap_out_put(arg, m);
+}
+
+static struct cap_conn *conn_new(struct bb_cap *c, unsigned tr, uint32_t sa, uint16_t sp,
+                                 uint32_t da, uint16_t dp)
+{
+	struct cap_conn *k = bb_xcalloc(1, sizeof *k);
+	k->saddr = sa;
+	k->daddr = da;
+	k->sport = sp;
+	k->dport = dp;
+	k->transport = tr;
+	k->serial = ++c->serial;
+	k->dec = -1;
+	k->port_dec = -1;
+	k->cap = c;
+	k->last_ns = c->now_ns;
+	cap_addr_name(c, sa, sp, 1, k->client, sizeof k->client);
+	cap_addr_name(c, da, dp, 1, k->server, sizeof k->server);
+	/* The server is named ip:port with --server-ports; clients always by ip. */
+	cap_addr_name(c, sa, sp, 0, k->cnode, sizeof k->cnode);
+	cap_addr_name(c, da, dp, c->o.server_ports, k->snode, sizeof k->snode);
+	k->ctx.conn = k->serial;
+	k->ctx.client = k->client;
+	k->ctx.server = k->server;
+	k->ctx.transport = tr;
+	k->ctx.time_at = time_at;
+	k->ctx.emit = emit;
+	k->ctx.arg = k;
+	return k;
+}
+
+/* -v: one line per malformed message, naming the flow and the time. */
+static void log_malformed(struct cap_conn *k, uint64_t before, int dir)
+{
+	struct bb_cap *c = k->cap;
+	if (!c->o.log || k->dec < 0 || c->ds[k->dec].malformed == before)
+		return;
+	char msg[256], t[BB_TIME_BUFSZ];
+	bb_time_format(c->pkt_ns, t);
+	snprintf(msg, sizeof msg, "%s: %llu malformed message(s) from %s to %s at %s",
+	         bb_dec_at((size_t)k->dec)->name,
+	         (unsigned long long)(c->ds[k->dec].malformed - before),
+	         dir == BB_DIR_C2S ? k->client : k->server, dir == BB_DIR_C2S ? k->server : k->client,
+	         t);
+	c->o.log(c->o.log_arg, msg);
+}
+
+static void bind_decoder(struct cap_conn *k, int d)
+{
+	struct bb_cap *c = k->cap;
+	k->dec = d;
+	if (d < 0)
+		return;
+	const struct bb_decoder *dec = bb_dec_at((size_t)d);
+	k->state = bb_xcalloc(1, dec->state_size);
+	k->ctx.stats = &c->ds[d];
+	c->ds[d].flows++;
+	if (k->midstream && dec->gap) {
+		/* Picked up mid-stream: the first bytes may be anywhere in a message,
+		 * so the decoder starts by looking for a message start. */
+		uint64_t resync = c->ds[d].resync;
+		dec->gap(k->state, &k->ctx, BB_DIR_C2S, 0);
+		dec->gap(k->state, &k->ctx, BB_DIR_S2C, 0);
+		c->ds[d].resync = resync;
+	}
+}
+
+static void conn_end(struct cap_conn *k)
+{
+	if (k->dec >= 0) {
+		const struct bb_decoder *dec = bb_dec_at((size_t)k->dec);
+		if (dec->end)
+			dec->end(k->state, &k->ctx);
+		if (dec->free)
+			dec->free(k->state);
+	}
+	free(k->state);
+	k->state = NULL;
+	for (int i = 0; i < 2; i++)
+		free(k->d[i].marks);
+	for (int i = 0; i < k->nheld; i++)
+		free(k->held[i].pkt);
+	if (k->nheld)
+		k->cap->nholding--;
+	free(k);
+}
+
+static void act_remove(struct bb_cap *c, struct cap_conn *k)
+{
+	if (!k->active)
+		return;
+	if (k->act_prev)
+		k->act_prev->act_next = k->act_next;
+	else
+		c->act_head = k->act_next;
+	if (k->act_next)
+		k->act_next->act_prev = k->act_prev;
+	else
+		c->act_tail = k->act_prev;
+	k->act_prev = k->act_next = NULL;
+	k->active = 0;
+}
+
+static void act_touch(struct bb_cap *c, struct cap_conn *k)
+{
+	if (k->active && c->act_head == k)
+		return;
+	act_remove(c, k);
+	k->act_next = c->act_head;
+	if (c->act_head)
+		c->act_head->act_prev = k;
+	c->act_head = k;
+	if (!c->act_tail)
+		c->act_tail = k;
+	k->active = 1;
+}
+
+void cap_tcp_idle(struct bb_cap *c, int64_t cutoff_ns)
+{
+	/* The list is in order of activity; segments put back after a hole carry
+	 * their own older times, so look a little past a flow that is not idle. */
+	int busy = 0;
+	struct cap_conn *k = c->act_tail;
+	while (k && busy < 64) {
+		struct cap_conn *prev = k->act_prev;
+		if (k->last_ns >= cutoff_ns) {
+			busy++;
+			k = prev;
+			continue;
+		}
+		act_remove(c, k);
+		if (k->dec >= 0) {
+			const struct bb_decoder *dec = bb_dec_at((size_t)k->dec);
+			if (dec->idle)
+				dec->idle(k->state, &k->ctx);
+		}
+		k = prev;
+	}
+}
+
+static void unlink_conn(struct cap_conn **head, struct cap_conn *k)
+{
+	for (struct cap_conn **pp = head; *pp; pp = &(*pp)->next) {
+		if (*pp == k) {
+			*pp = k->next;
+			return;
+		}
+	}
+}
+
+struct cap_conn *cap_tcp_find(struct bb_cap *c, uint32_t saddr, uint16_t sport, uint32_t daddr,
+                              uint16_t dport)
+{
+	ensure_hash(c);
+	struct cap_conn *k = c->tcp_hash[hash4(saddr, sport, daddr, dport, c->hash_size)];
+	for (; k; k = k->next)
+		if (k->saddr == saddr && k->daddr == daddr && k->sport == sport && k->dport == dport)
+			return k;
+	return NULL;
+}
+
+struct cap_conn *cap_tcp_open(struct bb_cap *c, uint32_t saddr, uint16_t sport, uint32_t daddr,
+                              uint16_t dport, int midstream)
+{
+	struct cap_conn *k = cap_tcp_find(c, saddr, sport, daddr, dport);
+	if (k && k->recreating) {
+		k->recreating = 0;
+		return k;
+	}
+	if (k) /* a connection we never saw end: same tuple, new connection */
+		cap_tcp_close(k);
+	k = conn_new(c, BB_TR_TCP, saddr, sport, daddr, dport);
+	k->midstream = midstream;
+	size_t h = hash4(saddr, sport, daddr, dport, c->hash_size);
+	k->next = c->tcp_hash[h];
+	c->tcp_hash[h] = k;
+	c->st.tcp_streams++;
+	int d = bb_dec_by_port(&c->o.sel, BB_TR_TCP, sport, dport);
+	if (d >= 0 && bb_dec_at((size_t)d)->verify &&
+	    bb_dec_forced(&c->o.sel, BB_TR_TCP, sport, dport) < 0)
+		k->port_dec = d; /* confirmed or not by the first payload */
+	else
+		bind_decoder(k, d);
+	return k;
+}
+
+void cap_tcp_close(struct cap_conn *k)
+{
+	struct bb_cap *c = k->cap;
+	act_remove(c, k);
+	unlink_conn(&c->tcp_hash[hash4(k->saddr, k->sport, k->daddr, k->dport, c->hash_size)], k);
+	conn_end(k);
+}
+
+static void add_mark(struct cap_dirbuf *d, uint64_t pos, int64_t ts)
+{
+	if (d->nmarks > d->mark0 && d->marks[d->nmarks - 1].ts == ts)
+		return; /* same time: the earlier mark covers these bytes */
+	if (d->nmarks == d->capmarks) {
+		if (d->mark0 > 0) {
+			memmove(d->marks, d->marks + d->mark0, (d->nmarks - d->mark0) * sizeof *d->marks);
+			d->nmarks -= d->mark0;
+			d->mark0 = 0;
+		}
+		if (d->nmarks == d->capmarks) {
+			d->capmarks = d->capmarks ? d->capmarks * 2 : 8;
+			d->marks = bb_xrealloc(d->marks, d->capmarks * sizeof *d->marks);
+		}
+	}
+	d->marks[d->nmarks].pos = pos;
+	d->marks[d->nmarks].ts = ts;
+	d->nmarks++;
+}
+
+static void prune_marks(struct cap_dirbuf *d, uint64_t pos)
+{
+	while (d->mark0 + 1 < d->nmarks && d->marks[d->mark0 + 1].pos <= pos)
+		d->mark0++;
+	if (d->mark0 == d->nmarks) {
+		d->mark0 = d->nmarks = 0;
+	}
+}
+
+size_t cap_tcp_data(struct cap_conn *k, int dir, const uint8_t *buf, size_t n, size_t nnew)
+{
+	struct bb_cap *c = k->cap;
+	struct cap_dirbuf *d = &k->d[dir];
+	k->last_ns = c->pkt_ns;
+	act_touch(c, k);
+	if (nnew > n)
+		nnew = n;
+	add_mark(d, d->next_pos, c->pkt_ns);
+	d->next_pos += nnew;
+	uint64_t pos0 = d->next_pos - n;
+	if (k->dec == -1 && n > 0) {
+		int pd = k->port_dec;
+		if (pd >= 0 && bb_dec_at((size_t)pd)->probe(buf, n, BB_TR_TCP, dir))
+			bind_decoder(k, pd);
+		else
+			bind_decoder(k, bb_dec_by_probe(&c->o.sel, BB_TR_TCP, buf, n, dir));
+	}
+	if (k->dec < 0) {
+		k->dec = -2;
+		prune_marks(d, d->next_pos);
+		d->used_pos = d->next_pos;
+		return n;
+	}
+	const struct bb_decoder *dec = bb_dec_at((size_t)k->dec);
+	uint64_t bad = c->ds[k->dec].malformed;
+	size_t used = dec->decode(k->state, &k->ctx, dir, pos0, buf, n);
+	log_malformed(k, bad, dir);
+	if (used > n)
+		used = n;
+	prune_marks(d, pos0 + used);
+	d->used_pos = pos0 + used;
+	return used;
+}
+
+void cap_tcp_gap(struct cap_conn *k, int dir, uint64_t lost, int stream_dropped)
+{
+	/* Both directions lose what libnids held for them (the bytes their
+	 * decoder left unconsumed); positions jump past the hole. */
+	const struct bb_decoder *dec = k->dec >= 0 ? bb_dec_at((size_t)k->dec) : NULL;
+	for (int i = 0; i < 2; i++) {
+		struct cap_dirbuf *d = &k->d[i];
+		if (i != dir && !stream_dropped)
+			continue;
+		uint64_t gone = d->next_pos - d->used_pos + (i == dir ? lost : 0);
+		d->next_pos += (i == dir ? lost : 0) + 1;
+		d->used_pos = d->next_pos;
+		d->mark0 = d->nmarks = 0;
+		if (dec && dec->gap && (i == dir || gone))
+			dec->gap(k->state, &k->ctx, i, gone);
+	}
+}
+
+/* ---- UDP ---- */
+
+#define CAP_UDP_MAX (1u << 18) /* UDP flows kept at once */
+
+static void cap_udp_sweep_idle(struct bb_cap *c, int64_t cutoff_ns);
+
+static struct cap_conn **udp_slot(struct bb_cap *c, uint32_t sa, uint16_t sp, uint32_t da,
+                                  uint16_t dp)
+{
+	/* Unordered pair: hash the smaller endpoint first. */
+	uint64_t e1 = (uint64_t)sa << 16 | sp, e2 = (uint64_t)da << 16 | dp;
+	if (e1 > e2) {
+		uint64_t t = e1;
+		e1 = e2;
+		e2 = t;
+	}
+	return &c->udp_hash[hash4((uint32_t)(e1 >> 16), (uint16_t)e1, (uint32_t)(e2 >> 16),
+	                          (uint16_t)e2, c->hash_size)];
+}
+
+void cap_udp(struct bb_cap *c, uint32_t sa, uint16_t sp, uint32_t da, uint16_t dp,
+             const uint8_t *p, size_t n)
+{
+	ensure_hash(c);
+	struct cap_conn **head = udp_slot(c, sa, sp, da, dp);
+	struct cap_conn *k;
+	int dir = BB_DIR_C2S;
+	for (k = *head; k; k = k->next) {
+		if (k->saddr == sa && k->sport == sp && k->daddr == da && k->dport == dp) {
+			dir = BB_DIR_C2S;
+			break;
+		}
+		if (k->saddr == da && k->sport == dp && k->daddr == sa && k->dport == sp) {
+			dir = BB_DIR_S2C;
+			break;
+		}
+	}
+	if (!k && c->nudp >= CAP_UDP_MAX) {
+		/* Full: end the flows silent for a second (counted), then any. */
+		size_t before = c->nudp;
+		cap_udp_sweep_idle(c, c->now_ns - BB_NS_PER_S);
+		if (c->nudp >= CAP_UDP_MAX)
+			cap_udp_sweep_idle(c, INT64_MAX);
+		c->st.udp_evicted += before - c->nudp;
+		head = udp_slot(c, sa, sp, da, dp);
+	}
+	if (!k) {
+		/* The client sends first, unless it is the one on a server port. */
+		int s_srv = bb_dec_is_server_port(&c->o.sel, BB_TR_UDP, sp);
+		int d_srv = bb_dec_is_server_port(&c->o.sel, BB_TR_UDP, dp);
+		if (s_srv && !d_srv) {
+			k = conn_new(c, BB_TR_UDP, da, dp, sa, sp);
+			dir = BB_DIR_S2C;
+		} else {
+			k = conn_new(c, BB_TR_UDP, sa, sp, da, dp);
+		}
+		k->next = *head;
+		*head = k;
+		c->nudp++;
+		c->st.udp_flows++;
+		int d = bb_dec_by_port(&c->o.sel, BB_TR_UDP, k->sport, k->dport);
+		if (d < 0)
+			d = bb_dec_by_probe(&c->o.sel, BB_TR_UDP, p, n, dir);
+		bind_decoder(k, d);
+		if (k->dec < 0)
+			k->dec = -2;
+	}
+	k->last_ns = c->now_ns;
+	if (k->dec >= 0) {
+		uint64_t bad = c->ds[k->dec].malformed;
+		bb_dec_at((size_t)k->dec)->decode(k->state, &k->ctx, dir, 0, p, n);
+		log_malformed(k, bad, dir);
+	}
+}
+
+/* Ends the UDP flows last active before cutoff_ns. */
+static void cap_udp_sweep_idle(struct bb_cap *c, int64_t cutoff_ns)
+{
+	if (!c->udp_hash)
+		return;
+	for (size_t i = 0; i < c->hash_size; i++) {
+		struct cap_conn **pp = &c->udp_hash[i];
+		while (*pp) {
+			struct cap_conn *k = *pp;
+			if (k->last_ns < cutoff_ns) {
+				*pp = k->next;
+				c->nudp--;
+				conn_end(k);
+			} else {
+				pp = &k->next;
+			}
+		}
+	}
+}
+
+void cap_udp_sweep(struct bb_cap *c, int all)
+{
+	cap_udp_sweep_idle(c, all ? INT64_MAX : c->now_ns - 60 * BB_NS_PER_S);
+}
+
+void cap_flows_free(struct bb_cap *c)
+{
+	if (!c->tcp_hash)
+		return;
+	cap_udp_sweep(c, 1);
+	for (size_t i = 0; i < c->hash_size; i++) {
+		while (c->tcp_hash[i]) {
+			struct cap_conn *k = c->tcp_hash[i];
+			c->tcp_hash[i] = k->next;
+			act_remove(c, k);
+			conn_end(k);
+		}
+	}
+	free(c->tcp_hash);
+	free(c->udp_hash);
+	c->tcp_hash = c->udp_hash = NULL;
+}

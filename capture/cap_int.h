@@ -1,0 +1,185 @@
+/* cap_int.h - capture internals shared by the cap_*.c files */
+/* SPDX-License-Identifier: MIT */
+#ifndef BB_CAP_INT_H
+#define BB_CAP_INT_H
+
+#include <pcap/pcap.h>
+#include <signal.h>
+
+#include "capture/capture.h"
+
+/* ---- link layer (cap_link.c) ---- */
+/* Finds the IP packet in a frame of link type dlt. Returns 4 or 6 with *ip and
+ * *len set, 0 for a non-IP frame, -1 for a malformed one, -2 for an
+ * unsupported link type. */
+int cap_link(int dlt, const uint8_t *p, size_t n, const uint8_t **ip, size_t *len);
+
+/* ---- IPv6 shim (cap_ip.c) ---- */
+struct cap_v6map;
+struct cap_v6map *cap_v6map_new(void);
+void cap_v6map_free(struct cap_v6map *m);
+/* Rewrites an IPv6 TCP/UDP packet as IPv4 with mapped addresses into out (at
+ * least len bytes). Returns the IPv4 length, 0 for a packet to skip (counted
+ * in st), -1 when malformed. */
+size_t cap_ip6_to4(struct cap_v6map *m, const uint8_t *p, size_t n, uint8_t *out,
+                   struct bb_cap_stats *st, int *bad);
+/* The IPv6 address behind a mapped IPv4 address (network order), or NULL. */
+const uint8_t *cap_v6map_lookup(const struct cap_v6map *m, uint32_t a);
+int cap_ip4_split(const uint8_t *p, size_t n, uint8_t *a, size_t *na, uint8_t *b, size_t *nb);
+/* IPv4 header checksum of h (hl bytes, checksum field included as is). */
+uint16_t cap_ip_csum(const uint8_t *h, size_t hl);
+
+/* ---- flows (cap_flow.c) ---- */
+struct cap_dirbuf {
+	uint64_t next_pos;          /* stream position after the last byte delivered */
+	uint64_t used_pos;          /* stream position after the last byte consumed */
+	struct { uint64_t pos; int64_t ts; } *marks;
+	size_t nmarks, capmarks, mark0;
+};
+
+struct cap_held {
+	int64_t ts_ns;
+	uint32_t seq;
+	int dir;
+	size_t len;
+	uint8_t *pkt;               /* IPv4 packet copy */
+};
+#define CAP_HOLD_MAX 16
+
+struct cap_conn {
+	struct cap_conn *next;      /* hash chain */
+	struct cap_conn *act_prev, *act_next; /* TCP activity list, most recent first */
+	int active;                 /* on the activity list */
+	uint32_t saddr, daddr;      /* client, server (network order, as libnids) */
+	uint16_t sport, dport;      /* host order */
+	unsigned transport;
+	uint64_t serial;
+	int dec;                    /* registry index; -1 undecided; -2 ignored */
+	int port_dec;               /* by port, to confirm by probe at first data; -1 */
+	void *state;
+	int recreating;             /* gap: waiting for the re-injected stream */
+	int midstream;              /* picked up without its handshake */
+	void *nids;                 /* the libnids stream, or NULL */
+	int64_t last_ns;
+	struct cap_dirbuf d[2];
+	struct cap_held held[CAP_HOLD_MAX];
+	int nheld;
+	int64_t hole_ns;
+	char client[64], server[64];    /* "addr:port" for decoders */
+	char cnode[72], snode[72];      /* node names in records */
+	struct bb_cap *cap;
+	struct bb_dec_ctx ctx;
+};
+
+struct cap_rec {
+	int64_t ts_ns, end_ns;
+	uint64_t seq;
+	uint64_t len;
+	enum bb_op op;
+	const char *proto;
+	char sender[72], receiver[72];
+	char id[96];
+	char req[128];
+	uint16_t id_len, req_len;
+};
+
+struct cap_src {
+	pcap_t *p;
+	char *name;
+	int dlt;
+	int live;
+	struct pcap_pkthdr *h;      /* current packet (offline merge) */
+	const u_char *data;
+	int done;
+};
+
+struct cap_name {
+	uint8_t fam;
+	uint8_t addr[16];
+	char *name;
+};
+
+struct bb_cap {
+	struct bb_cap_opts o;
+	struct bb_writer *w;
+	struct bb_cap_stats st;
+	struct bb_dec_stats *ds;    /* per registry index */
+	struct cap_src *src;
+	size_t nsrc;
+	int live;
+	volatile sig_atomic_t stop;
+	int64_t now_ns;             /* packet clock: the latest packet time, never back */
+	int64_t pkt_ns;             /* time of the packet whose bytes are being handled */
+	int64_t first_ns;
+	uint64_t serial;
+	/* flows */
+	struct cap_conn **tcp_hash, **udp_hash;
+	size_t hash_size;
+	size_t nudp;
+	int64_t last_sweep_ns;
+	/* records waiting to be written in time order: a binary heap of small
+	 * keys over a pool of records */
+	struct cap_key { int64_t ts_ns; uint64_t seq; uint32_t idx; } *heap;
+	size_t nheap, capheap;
+	struct cap_rec *pool;
+	uint32_t *freelist;
+	size_t npool, nfree;
+	size_t nholding;            /* TCP conns holding segments */
+	struct cap_conn *act_head, *act_tail;
+	uint64_t recseq;
+	int64_t last_written_ns;
+	/* addresses */
+	struct cap_v6map *v6;
+	struct cap_name *names;
+	size_t nnames;
+	uint8_t *scratch;           /* one packet: IPv6 rewritten to IPv4 */
+	int finished;
+};
+
+/* TCP: libnids reports a new stream (client tuple). Returns the conn. */
+struct cap_conn *cap_tcp_open(struct bb_cap *c, uint32_t saddr, uint16_t sport, uint32_t daddr,
+                              uint16_t dport, int midstream);
+/* Looks up a conn by client tuple, or NULL. */
+struct cap_conn *cap_tcp_find(struct bb_cap *c, uint32_t saddr, uint16_t sport, uint32_t daddr,
+                              uint16_t dport);
+/* New bytes in a direction: buf holds every unconsumed byte (n), the last
+ * nnew of them new. Returns how many bytes the decoder consumed. */
+size_t cap_tcp_data(struct cap_conn *k, int dir, const uint8_t *buf, size_t n, size_t nnew);
+/* lost bytes will never come in dir, after those delivered; with
+ * stream_dropped, libnids drops its stream and with it the unconsumed bytes
+ * of both directions. */
+void cap_tcp_gap(struct cap_conn *k, int dir, uint64_t lost, int stream_dropped);
+/* The stream ended: decoder end, free. */
+void cap_tcp_close(struct cap_conn *k);
+/* A UDP datagram (addresses network order, ports host order). */
+void cap_udp(struct bb_cap *c, uint32_t saddr, uint16_t sport, uint32_t daddr, uint16_t dport,
+             const uint8_t *p, size_t n);
+/* Tells the decoders of TCP flows silent since before cutoff_ns (once per silence). */
+void cap_tcp_idle(struct bb_cap *c, int64_t cutoff_ns);
+/* Ends idle UDP flows (every few seconds of packet time) and all at the end. */
+void cap_udp_sweep(struct bb_cap *c, int all);
+/* ---- records out (cap_out.c) ---- */
+/* Takes a decoder's message on flow k into the reorder heap. */
+void cap_out_put(struct cap_conn *k, const struct bb_dec_msg *m);
+/* Node name of address a (network order; 240/4 maps back to IPv6): a --names
+ * name or the address, with ":port" when with_port. */
+void cap_addr_name(const struct bb_cap *c, uint32_t a, uint16_t port, int with_port, char *buf,
+                   size_t cap);
+/* Writes records older than the reorder window (all when flush_all). */
+void cap_out_release(struct bb_cap *c, int flush_all);
+void cap_flows_free(struct bb_cap *c);
+int cap_names_load(struct bb_cap *c, const char *path, struct bb_err *err);
+
+/* ---- libnids adapter (cap_nids.c): the only file that uses libnids ---- */
+int cap_nids_init(struct bb_cap *c, struct bb_err *err);
+/* One IPv4 packet (n bytes at p) at time ts_ns. */
+void cap_nids_ip(struct bb_cap *c, const uint8_t *p, size_t n);
+/* Puts back held segments whose hole outlived the tolerance (all at the end). */
+void cap_nids_expire(struct bb_cap *c, int all);
+/* Ends every stream (NIDS_EXITING) and libnids itself. */
+void cap_nids_exit(struct bb_cap *c);
+/* Drops the libnids stream of k (the data it holds is lost). */
+void cap_nids_drop(struct cap_conn *k);
+const char *cap_nids_version(void);
+
+#endif

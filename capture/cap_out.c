@@ -1,0 +1,218 @@
+/* cap_out.c - records out: node names, a time-ordered holding heap, the writer */
+/* SPDX-License-Identifier: MIT */
+/*
+ * Decoders report a message when it ends, but its trace time is its first
+ * byte, so records from different flows arrive out of order. They wait in a
+ * binary heap keyed by (time, arrival) and are written once the packet clock
+ * has moved opts.reorder_ns past them; a record later than that is written
+ * anyway and counted as late.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/cap_int.h"
+
+static const char *lookup_name(const struct bb_cap *c, int fam, const uint8_t *addr)
+{
+	size_t len = fam == 4 ? 4 : 16;
+	for (size_t i = 0; i < c->nnames; i++)
+		if (c->names[i].fam == fam && memcmp(c->names[i].addr, addr, len) == 0)
+			return c->names[i].name;
+	return NULL;
+}
+
+void cap_addr_name(const struct bb_cap *c, uint32_t a, uint16_t port, int with_port, char *buf,
+                   size_t cap)
+{
+	char ip[INET6_ADDRSTRLEN + 2];
+	const uint8_t *v6 = cap_v6map_lookup(c->v6, a);
+	const char *nm = v6 ? lookup_name(c, 6, v6) : lookup_name(c, 4, (const uint8_t *)&a);
+	if (nm) {
+		snprintf(ip, sizeof ip, "%s", nm);
+	} else if (v6) {
+		char t[INET6_ADDRSTRLEN];
+		inet_ntop(AF_INET6, v6, t, sizeof t);
+		/* "[addr]:port" keeps the port separable from the address. */
+		snprintf(ip, sizeof ip, with_port ? "[%s]" : "%s", t);
+	} else {
+		inet_ntop(AF_INET, &a, ip, sizeof ip);
+	}
+	if (with_port)
+		snprintf(buf, cap, "%s:%u", ip, port);
+	else
+		snprintf(buf, cap, "%s", ip);
+}
+
+static int before(const struct cap_key *a, const struct cap_key *b)
+{
+	return a->ts_ns < b->ts_ns || (a->ts_ns == b->ts_ns && a->seq < b->seq);
+}
+
+static void heap_push(struct bb_cap *c, const struct cap_key *r)
+{
+	if (c->nheap == c->capheap) {
+		c->capheap = c->capheap ? c->capheap * 2 : 1024;
+		c->heap = bb_xrealloc(c->heap, c->capheap * sizeof *c->heap);
+	}
+	size_t i = c->nheap++;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!before(r, &c->heap[p]))
+			break;
+		c->heap[i] = c->heap[p];
+		i = p;
+	}
+	c->heap[i] = *r;
+}
+
+static void heap_pop(struct bb_cap *c)
+{
+	struct cap_key last = c->heap[--c->nheap];
+	size_t i = 0, n = c->nheap;
+	for (;;) {
+		size_t l = 2 * i + 1, m;
+		if (l >= n)
+			break;
+		m = l + 1 < n && before(&c->heap[l + 1], &c->heap[l]) ? l + 1 : l;
+		if (!before(&c->heap[m], &last))
+			break;
+		c->heap[i] = c->heap[m];
+		i = m;
+	}
+	if (n)
+		c->heap[i] = last;
+}
+
+static struct cap_rec *rec_alloc(struct bb_cap *c, uint32_t *idx)
+{
+	if (c->nfree == 0) {
+		size_t old = c->npool, grow = old ? old : 256;
+		c->pool = bb_xrealloc(c->pool, (old + grow) * sizeof *c->pool);
+		c->freelist = bb_xrealloc(c->freelist, (old + grow) * sizeof *c->freelist);
+		for (size_t i = 0; i < grow; i++)
+			c->freelist[c->nfree++] = (uint32_t)(old + grow - 1 - i);
+		c->npool = old + grow;
+	}
+	*idx = c->freelist[--c->nfree];
+	return &c->pool[*idx];
+}
+
+static void write_rec(struct bb_cap *c, const struct cap_rec *r)
+{
+	struct bb_attr at[4];
+	char end[BB_TIME_BUFSZ], len[24];
+	size_t na = 0;
+	at[na].key = "proto";
+	at[na].key_len = 5;
+	at[na].val = r->proto;
+	at[na].val_len = (uint32_t)strlen(r->proto);
+	na++;
+	if (r->req_len) {
+		at[na].key = "req";
+		at[na].key_len = 3;
+		at[na].val = r->req;
+		at[na].val_len = r->req_len;
+		na++;
+	}
+	at[na].key = "end";
+	at[na].key_len = 3;
+	at[na].val = end;
+	at[na].val_len = (uint32_t)bb_time_format(r->end_ns, end);
+	na++;
+	at[na].key = "len";
+	at[na].key_len = 3;
+	/* Digits by hand: this runs once per record. */
+	char *e = len + sizeof len, *q = e;
+	uint64_t v = r->len;
+	do {
+		*--q = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	at[na].val = q;
+	at[na].val_len = (uint32_t)(e - q);
+	na++;
+	if (r->ts_ns < c->last_written_ns)
+		c->st.late++;
+	else
+		c->last_written_ns = r->ts_ns;
+	c->st.messages++;
+	/* A write error sticks in the writer; bb_cap_finish reports it. */
+	bb_writer_put(c->w, r->ts_ns, r->op, r->sender, r->receiver, r->id, r->id_len, at, na, NULL);
+}
+
+void cap_out_put(struct cap_conn *k, const struct bb_dec_msg *m)
+{
+	struct bb_cap *c = k->cap;
+	uint32_t idx;
+	struct cap_rec *rp = rec_alloc(c, &idx);
+	int from_client = m->dir == BB_DIR_C2S;
+	const char *cn = k->cnode, *sn = k->snode;
+	rp->ts_ns = m->ts_ns;
+	rp->end_ns = m->end_ns < m->ts_ns ? m->ts_ns : m->end_ns;
+	rp->seq = c->recseq++;
+	rp->len = m->len;
+	rp->op = m->op;
+	rp->proto = k->dec >= 0 ? bb_dec_at((size_t)k->dec)->name : "-";
+	memcpy(rp->sender, from_client ? cn : sn, sizeof rp->sender);
+	memcpy(rp->receiver, from_client ? sn : cn, sizeof rp->receiver);
+	size_t il = m->id_len < sizeof rp->id ? m->id_len : sizeof rp->id - 1;
+	memcpy(rp->id, m->id, il);
+	rp->id_len = (uint16_t)il;
+	size_t rl = m->req && m->req_len < sizeof rp->req ? m->req_len : m->req ? sizeof rp->req - 1 : 0;
+	if (rl)
+		memcpy(rp->req, m->req, rl);
+	rp->req_len = (uint16_t)rl;
+	struct cap_key key = {rp->ts_ns, rp->seq, idx};
+	heap_push(c, &key);
+}
+
+void cap_out_release(struct bb_cap *c, int flush_all)
+{
+	int64_t hold = c->o.reorder_ns;
+	while (c->nheap > 0 && (flush_all || c->heap[0].ts_ns <= c->now_ns - hold)) {
+		uint32_t idx = c->heap[0].idx;
+		write_rec(c, &c->pool[idx]);
+		c->freelist[c->nfree++] = idx;
+		heap_pop(c);
+	}
+}
+
+int cap_names_load(struct bb_cap *c, const char *path, struct bb_err *err)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	unsigned ln = 0;
+	if (!f) {
+		bb_err_set(err, "%s: %s", path, strerror(errno));
+		return BB_ERR_IO;
+	}
+	while (fgets(line, sizeof line, f)) {
+		ln++;
+		char *h = strchr(line, '#');
+		if (h)
+			*h = '\0';
+		char *save = NULL;
+		char *addr = strtok_r(line, " \t\r\n", &save);
+		char *name = addr ? strtok_r(NULL, " \t\r\n", &save) : NULL;
+		if (!addr)
+			continue;
+		struct cap_name nm;
+		memset(&nm, 0, sizeof nm);
+		if (inet_pton(AF_INET, addr, nm.addr) == 1)
+			nm.fam = 4;
+		else if (inet_pton(AF_INET6, addr, nm.addr) == 1)
+			nm.fam = 6;
+		if (!nm.fam || !name) {
+			bb_err_set(err, "%s:%u: expected \"ADDRESS NAME\"", path, ln);
+			fclose(f);
+			return BB_ERR_PARSE;
+		}
+		nm.name = bb_xstrndup(name, strlen(name));
+		c->names = bb_xrealloc(c->names, (c->nnames + 1) * sizeof *c->names);
+		c->names[c->nnames++] = nm;
+	}
+	fclose(f);
+	return 0;
+}

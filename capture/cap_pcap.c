@@ -1,0 +1,403 @@
+/* cap_pcap.c - pcap sources (files merged in time order, live interfaces) and the run loop */
+/* SPDX-License-Identifier: MIT */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "capture/cap_int.h"
+
+struct bb_cap *bb_cap_new(const struct bb_cap_opts *opts, struct bb_writer *w,
+                          struct bb_err *err)
+{
+	struct bb_cap *c = bb_xcalloc(1, sizeof *c);
+	if (opts)
+		c->o = *opts;
+	if (!c->o.reorder_ns)
+		c->o.reorder_ns = BB_CAP_REORDER_NS;
+	if (!c->o.hole_ns)
+		c->o.hole_ns = BB_CAP_HOLE_NS;
+	if (!c->o.snaplen)
+		c->o.snaplen = 262144;
+	if (!c->o.buffer_mb)
+		c->o.buffer_mb = 32;
+	if (!c->o.timeout_ms)
+		c->o.timeout_ms = 100;
+	c->w = w;
+	c->ds = bb_xcalloc(bb_dec_count(), sizeof *c->ds);
+	c->v6 = cap_v6map_new();
+	c->scratch = bb_xmalloc(4 * 65536);
+	c->last_written_ns = INT64_MIN;
+	if (c->o.names_file && cap_names_load(c, c->o.names_file, err) < 0) {
+		bb_cap_free(c);
+		return NULL;
+	}
+	if (cap_nids_init(c, err) < 0) {
+		bb_cap_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void bb_cap_free(struct bb_cap *c)
+{
+	if (!c)
+		return;
+	cap_nids_exit(c);
+	cap_flows_free(c);
+	for (size_t i = 0; i < c->nsrc; i++) {
+		if (c->src[i].p)
+			pcap_close(c->src[i].p);
+		free(c->src[i].name);
+	}
+	free(c->src);
+	for (size_t i = 0; i < c->nnames; i++)
+		free(c->names[i].name);
+	free(c->names);
+	free(c->heap);
+	free(c->pool);
+	free(c->freelist);
+	free(c->ds);
+	free(c->scratch);
+	cap_v6map_free(c->v6);
+	free(c);
+}
+
+static struct cap_src *add_src(struct bb_cap *c, pcap_t *p, const char *name, int live)
+{
+	c->src = bb_xrealloc(c->src, (c->nsrc + 1) * sizeof *c->src);
+	struct cap_src *s = &c->src[c->nsrc++];
+	memset(s, 0, sizeof *s);
+	s->p = p;
+	s->name = bb_xstrndup(name, strlen(name));
+	s->dlt = pcap_datalink(p);
+	s->live = live;
+	return s;
+}
+
+int bb_cap_add_file(struct bb_cap *c, const char *path, struct bb_err *err)
+{
+	char eb[PCAP_ERRBUF_SIZE];
+	eb[0] = '\0';
+	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, eb);
+	if (!p) {
+		bb_err_set(err, "%s: cannot read capture: %s", path, eb);
+		return BB_ERR_IO;
+	}
+	add_src(c, p, path, 0);
+	return 0;
+}
+
+int bb_cap_set_filter(struct bb_cap *c, const char *filter, struct bb_err *err)
+{
+	for (size_t i = 0; i < c->nsrc; i++) {
+		struct bpf_program prog;
+		if (pcap_compile(c->src[i].p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0) {
+			bb_err_set(err, "%s: bad filter \"%s\": %s", c->src[i].name, filter,
+			           pcap_geterr(c->src[i].p));
+			return BB_ERR_ARG;
+		}
+		int rc = pcap_setfilter(c->src[i].p, &prog);
+		pcap_freecode(&prog);
+		if (rc < 0) {
+			bb_err_set(err, "%s: cannot set filter: %s", c->src[i].name,
+			           pcap_geterr(c->src[i].p));
+			return BB_ERR_IO;
+		}
+	}
+	return 0;
+}
+
+int bb_cap_open_live(struct bb_cap *c, const char *iface, const char *filter,
+                     struct bb_err *err)
+{
+	char eb[PCAP_ERRBUF_SIZE];
+	eb[0] = '\0';
+	pcap_t *p = pcap_create(iface, eb);
+	if (!p) {
+		bb_err_set(err, "%s: %s", iface, eb);
+		return BB_ERR_IO;
+	}
+	pcap_set_snaplen(p, c->o.snaplen);
+	pcap_set_promisc(p, 1);
+	pcap_set_timeout(p, c->o.timeout_ms);
+	pcap_set_buffer_size(p, c->o.buffer_mb * 1024 * 1024);
+	pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
+	int rc = pcap_activate(p);
+	if (rc < 0) {
+		bb_err_set(err, "%s: cannot capture: %s", iface,
+		           rc == PCAP_ERROR ? pcap_geterr(p) : pcap_statustostr(rc));
+		pcap_close(p);
+		return BB_ERR_IO;
+	}
+	add_src(c, p, iface, 1);
+	c->live = 1;
+	if (filter && *filter) {
+		struct bpf_program prog;
+		if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 ||
+		    pcap_setfilter(p, &prog) < 0) {
+			bb_err_set(err, "%s: bad filter \"%s\": %s", iface, filter, pcap_geterr(p));
+			return BB_ERR_ARG;
+		}
+		pcap_freecode(&prog);
+	}
+	return 0;
+}
+
+void bb_cap_stop(struct bb_cap *c)
+{
+	c->stop = 1;
+	for (size_t i = 0; i < c->nsrc; i++)
+		if (c->src[i].live && c->src[i].p)
+			pcap_breakloop(c->src[i].p);
+}
+
+static int64_t wall_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (int64_t)t.tv_sec * BB_NS_PER_S + t.tv_nsec;
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * BB_NS_PER_S + t.tv_nsec;
+}
+
+static void housekeeping(struct bb_cap *c)
+{
+	if (c->now_ns - c->last_sweep_ns >= 100 * INT64_C(1000000) || c->now_ns < c->last_sweep_ns) {
+		int64_t prev = c->last_sweep_ns;
+		c->last_sweep_ns = c->now_ns;
+		cap_nids_expire(c, 0);
+		cap_tcp_idle(c, c->now_ns - c->o.reorder_ns / 2);
+		if (c->now_ns / (10 * BB_NS_PER_S) != prev / (10 * BB_NS_PER_S))
+			cap_udp_sweep(c, 0);
+	}
+	cap_out_release(c, 0);
+}
+
+/* A packet time in nanoseconds (the sources are opened with nanosecond
+ * precision). pcapng carries 64-bit times: clamp to 0 .. 9e9 s, which leaves
+ * room for the window arithmetic. */
+static int64_t pkt_time(const struct pcap_pkthdr *h)
+{
+	int64_t sec = (int64_t)h->ts.tv_sec, frac = (int64_t)h->ts.tv_usec;
+	if (sec < 0)
+		sec = 0;
+	if (sec > INT64_C(9000000000))
+		sec = INT64_C(9000000000);
+	if (frac < 0 || frac >= BB_NS_PER_S)
+		frac = 0;
+	return sec * BB_NS_PER_S + frac;
+}
+
+static void packet(struct bb_cap *c, int dlt, const struct pcap_pkthdr *h, const u_char *data)
+{
+	int64_t ts = pkt_time(h);
+	c->st.packets++;
+	c->st.bytes += h->len;
+	if (h->caplen < h->len)
+		c->st.truncated++;
+	if (c->first_ns == 0)
+		c->first_ns = ts;
+	/* The packet clock never goes back (merged files, odd timestamps). */
+	c->now_ns = ts > c->now_ns ? ts : c->now_ns;
+	c->pkt_ns = ts;
+	/* Timers first (held segments, silent flows, records to write), so that
+	 * what they release is older than this packet. */
+	housekeeping(c);
+	const uint8_t *ip;
+	size_t len;
+	int v = cap_link(dlt, data, h->caplen, &ip, &len);
+	if (v == 4) {
+		cap_nids_ip(c, ip, len);
+	} else if (v == 6) {
+		int bad;
+		size_t n = cap_ip6_to4(c->v6, ip, len, c->scratch, &c->st, &bad);
+		size_t na, nb;
+		uint8_t *a = c->scratch + 2 * 65536, *b = c->scratch + 3 * 65536;
+		if (bad)
+			c->st.ip_bad++;
+		else if (n > 65535 && cap_ip4_split(c->scratch, n, a, &na, b, &nb) == 0) {
+			cap_nids_ip(c, a, na);
+			cap_nids_ip(c, b, nb);
+		} else if (n > 65535)
+			c->st.ip_bad++;
+		else if (n)
+			cap_nids_ip(c, c->scratch, n);
+	} else if (v == 0) {
+		c->st.link_other++;
+	} else if (v == -1) {
+		c->st.ip_bad++;
+	} else {
+		c->st.link_unsupported++;
+	}
+}
+
+static void live_cb(u_char *arg, const struct pcap_pkthdr *h, const u_char *data)
+{
+	struct bb_cap *c = (struct bb_cap *)arg;
+	if (c->stop || (c->o.count && c->st.packets >= c->o.count))
+		return;
+	packet(c, c->src[0].dlt, h, data);
+	if (c->o.count && c->st.packets >= c->o.count)
+		bb_cap_stop(c);
+}
+
+static int next_of(struct cap_src *s, struct bb_err *err)
+{
+	int rc = pcap_next_ex(s->p, &s->h, &s->data);
+	if (rc == 1)
+		return 0;
+	s->done = 1;
+	if (rc == PCAP_ERROR) {
+		/* A truncated last record is common in real captures: stop there. */
+		bb_err_set(err, "%s: %s", s->name, pcap_geterr(s->p));
+		return -1;
+	}
+	return 0;
+}
+
+static int64_t src_ts(const struct cap_src *s)
+{
+	return pkt_time(s->h);
+}
+
+int bb_cap_run(struct bb_cap *c, void (*tick)(void *arg), void *tick_arg, struct bb_err *err)
+{
+	int64_t last_tick = mono_ns();
+	int64_t start = mono_ns();
+	if (c->live) {
+		struct cap_src *s = &c->src[0];
+		while (!c->stop) {
+			int n = pcap_dispatch(s->p, -1, live_cb, (u_char *)c);
+			if (n == PCAP_ERROR) {
+				bb_err_set(err, "%s: %s", s->name, pcap_geterr(s->p));
+				return BB_ERR_IO;
+			}
+			/* Blocks arrive late: advance the clock by the wall time too. */
+			int64_t w = wall_ns();
+			if (w - c->o.reorder_ns > c->now_ns && c->now_ns)
+				c->now_ns = w - c->o.reorder_ns;
+			housekeeping(c);
+			if (c->o.duration_ns && mono_ns() - start >= c->o.duration_ns)
+				c->stop = 1;
+			if (tick)
+				tick(tick_arg);
+		}
+		/* Without immediate mode the kernel hands packets over in blocks,
+		 * retired at the timeout: wait for it once, then take what is left. */
+		char eb[PCAP_ERRBUF_SIZE];
+		if (pcap_setnonblock(s->p, 1, eb) == 0) {
+			struct timespec ts = {0, ((long)c->o.timeout_ms + 50) * 1000000L};
+			nanosleep(&ts, NULL);
+			c->stop = 0;
+			for (int i = 0; i < 64; i++)
+				if (pcap_dispatch(s->p, -1, live_cb, (u_char *)c) <= 0)
+					break;
+			c->stop = 1;
+		}
+		return 0;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < c->nsrc; i++)
+		if (next_of(&c->src[i], err) < 0)
+			rc = BB_ERR_IO;
+	while (!c->stop) {
+		struct cap_src *best = NULL;
+		for (size_t i = 0; i < c->nsrc; i++)
+			if (!c->src[i].done && (!best || src_ts(&c->src[i]) < src_ts(best)))
+				best = &c->src[i];
+		if (!best)
+			break;
+		if (c->o.duration_ns && c->st.packets && src_ts(best) - c->first_ns >= c->o.duration_ns)
+			break;
+		packet(c, best->dlt, best->h, best->data);
+		if (next_of(best, err) < 0)
+			rc = BB_ERR_IO;
+		if (c->o.count && c->st.packets >= c->o.count)
+			break;
+		if ((c->st.packets & 1023) == 0 && tick) {
+			int64_t m = mono_ns();
+			if (m - last_tick >= BB_NS_PER_S) {
+				last_tick = m;
+				tick(tick_arg);
+			}
+		}
+	}
+	return rc;
+}
+
+int bb_cap_finish(struct bb_cap *c, struct bb_err *err)
+{
+	if (c->finished)
+		return 0;
+	c->finished = 1;
+	cap_nids_exit(c);     /* ends every TCP stream */
+	cap_flows_free(c);    /* ends UDP flows and what libnids did not know */
+	cap_out_release(c, 1);
+	return bb_writer_flush(c->w, err);
+}
+
+void bb_cap_get_stats(struct bb_cap *c, struct bb_cap_stats *st)
+{
+	for (size_t i = 0; i < c->nsrc; i++) {
+		struct pcap_stat ps;
+		if (c->src[i].live && pcap_stats(c->src[i].p, &ps) == 0) {
+			c->st.received_kernel = ps.ps_recv;
+			c->st.dropped_kernel = ps.ps_drop;
+			c->st.dropped_iface = ps.ps_ifdrop;
+		}
+	}
+	*st = c->st;
+}
+
+const struct bb_dec_stats *bb_cap_dec_stats(const struct bb_cap *c)
+{
+	return c->ds;
+}
+
+size_t bb_cap_summary(struct bb_cap *c, char *buf, size_t cap)
+{
+	struct bb_cap_stats s;
+	bb_cap_get_stats(c, &s);
+	size_t n = 0;
+#define ADD(...)                                                                     \
+	do {                                                                         \
+		int k_ = snprintf(buf + n, cap > n ? cap - n : 0, __VA_ARGS__);      \
+		if (k_ > 0)                                                          \
+			n += (size_t)k_;                                             \
+	} while (0)
+	ADD("capture packets=%llu dropped_kernel=%llu dropped_iface=%llu tcp_streams=%llu "
+	    "tcp_midstream=%llu tcp_gaps=%llu tcp_gap_bytes=%llu tcp_evicted=%llu udp_flows=%llu "
+	    "udp_evicted=%llu messages=%llu late=%llu",
+	    (unsigned long long)s.packets, (unsigned long long)s.dropped_kernel,
+	    (unsigned long long)s.dropped_iface, (unsigned long long)s.tcp_streams,
+	    (unsigned long long)s.tcp_midstream, (unsigned long long)s.tcp_gaps,
+	    (unsigned long long)s.tcp_gap_bytes, (unsigned long long)s.tcp_evicted,
+	    (unsigned long long)s.udp_flows, (unsigned long long)s.udp_evicted,
+	    (unsigned long long)s.messages, (unsigned long long)s.late);
+	for (size_t i = 0; i < bb_dec_count(); i++) {
+		const struct bb_dec_stats *d = &c->ds[i];
+		if (!d->flows)
+			continue;
+		uint64_t answered = d->rets > d->unmatched_ret ? d->rets - d->unmatched_ret : 0;
+		ADD(" %s=calls:%llu,rets:%llu,unanswered:%llu,unmatched_ret:%llu,malformed:%llu",
+		    bb_dec_at(i)->name, (unsigned long long)d->calls, (unsigned long long)d->rets,
+		    (unsigned long long)(d->calls > answered ? d->calls - answered : 0),
+		    (unsigned long long)d->unmatched_ret, (unsigned long long)d->malformed);
+	}
+#undef ADD
+	if (cap > 0 && n >= cap)
+		n = cap - 1;
+	return n;
+}
+
+size_t bb_cap_lib_versions(char *buf, size_t cap)
+{
+	int n = snprintf(buf, cap, "%s, %s", pcap_lib_version(), cap_nids_version());
+	return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
+}

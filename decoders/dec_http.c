@@ -1,0 +1,569 @@
+/* dec_http.c - HTTP/1.0 and 1.1 requests and responses, with pipelining */
+/* SPDX-License-Identifier: MIT */
+/*
+ * RFC 9112 (HTTP/1.1 message syntax): section 6.3 (message body length),
+ * 7.1 (chunked transfer coding); RFC 9110 15.2 (1xx) and 9.3.2 (HEAD).
+ *
+ *   request:  METHOD SP target SP HTTP/1.x CRLF *(field CRLF) CRLF [body]
+ *   response: HTTP/1.x SP status SP reason CRLF *(field CRLF) CRLF [body]
+ *   body:     Content-Length bytes | chunked (hex-size CRLF data CRLF)* 0 CRLF
+ *             trailers CRLF | none (HEAD, 1xx, 204, 304) | until close
+ *
+ * HTTP/1.x answers in order, so the id is "c<connection>.<ordinal>" of the
+ * request; a 1xx interim response is an extra RET with its request's id.
+ * req = "METHOD target". A message is emitted when its body ends.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "decoders/dec_int.h"
+
+#define HTTP_MAX_HEAD (64u * 1024)
+#define HTTP_REQ_MAX 80
+#define HTTP_QUEUE 16
+
+enum { PH_HEAD = 0, PH_BODY_LEN, PH_CHUNK_SIZE, PH_CHUNK_DATA, PH_CHUNK_CRLF, PH_TRAILER,
+       PH_BODY_CLOSE, PH_OPAQUE };
+
+struct http_dir {
+	uint8_t phase;
+	uint8_t hunting;
+	uint8_t pending;        /* a message is in progress (head parsed) */
+	uint8_t op;
+	uint32_t ord;           /* request ordinal of the message in progress */
+	uint64_t left;          /* body or chunk bytes left */
+	int64_t t0, t1;
+	uint64_t len;
+	uint8_t reqlen;
+	char req[HTTP_REQ_MAX];
+};
+
+struct http_state {
+	struct http_dir d[2];
+	uint32_t nreq;          /* requests seen */
+	uint8_t qh, qn;         /* FIFO of requests awaiting a final response */
+	uint8_t resynced;       /* responses were lost: re-pair by time */
+	struct {
+		int64_t t0;         /* when the request started */
+		uint32_t ord;
+		uint8_t head;       /* HEAD: the response has no body */
+		uint8_t connect;
+		uint8_t reqlen;
+		char req[HTTP_REQ_MAX];
+	} q[HTTP_QUEUE];
+};
+
+static const char *const methods[] = {"GET ", "POST ", "PUT ", "HEAD ", "DELETE ", "OPTIONS ",
+	"PATCH ", "CONNECT ", "TRACE ", "PROPFIND ", "PROPPATCH ", "MKCOL ", "COPY ", "MOVE ",
+	"LOCK ", "UNLOCK ", "REPORT ", "SEARCH ", "SUBSCRIBE ", "NOTIFY "};
+
+static int is_method(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+		size_t l = strlen(methods[i]);
+		if (n >= l && memcmp(p, methods[i], l) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int is_status(const uint8_t *p, size_t n)
+{
+	return n >= 7 && memcmp(p, "HTTP/1.", 7) == 0;
+}
+
+/* A method, a target and " HTTP/1." on one line. */
+static int request_line(const uint8_t *p, size_t n)
+{
+	if (!is_method(p, n))
+		return 0;
+	struct bb_rd r = bb_rd_make(p, n < 4096 ? n : 4096);
+	long nl = bb_rd_find(&r, "\n", 1);
+	struct bb_rd line = bb_rd_make(p, nl < 0 ? bb_rd_left(&r) : (size_t)nl);
+	return bb_rd_find(&line, " HTTP/1.", 8) > 0;
+}
+
+/* 1 when the n bytes at a equal lit, ignoring ASCII case (lit is lower case). */
+static int lower_eq(const uint8_t *a, size_t n, const char *lit)
+{
+	size_t l = strlen(lit);
+	if (n != l)
+		return 0;
+	struct bb_rd r = bb_rd_make(a, n);
+	for (const char *q = lit; *q; q++) {
+		uint8_t c = bb_rd_u8(&r);
+		if (c >= 'A' && c <= 'Z')
+			c = (uint8_t)(c + 32);
+		if (c != (uint8_t)*q)
+			return 0;
+	}
+	return 1;
+}
+
+/* 1 when tok occurs (any case) in the n bytes at v. */
+static int has_token(const uint8_t *v, size_t n, const char *tok)
+{
+	size_t l = strlen(tok);
+	struct bb_rd r = bb_rd_make(v, n);
+	while (bb_rd_left(&r) >= l) {
+		if (lower_eq(r.p, l, tok))
+			return 1;
+		bb_rd_skip(&r, 1);
+	}
+	return 0;
+}
+
+/* n without the trailing bytes of p[0..n) that are in set. */
+static size_t trim(const uint8_t *p, size_t n, const char *set)
+{
+	while (n > 0) {
+		struct bb_rd r = bb_rd_make(p, n);
+		bb_rd_skip(&r, n - 1);
+		uint8_t c = bb_rd_u8(&r);
+		if (!c || !strchr(set, c))
+			break;
+		n--;
+	}
+	return n;
+}
+
+/* Length of the head (up to and including the empty line), or 0 if incomplete. */
+static size_t head_len(const uint8_t *p, size_t n)
+{
+	struct bb_rd r = bb_rd_make(p, n);
+	for (;;) {
+		long nl = bb_rd_find(&r, "\n", 1);
+		if (nl < 0)
+			return 0;
+		bb_rd_skip(&r, (size_t)nl + 1);
+		struct bb_rd peek = r;
+		uint8_t c = bb_rd_u8(&peek);
+		if (!bb_rd_ok(&peek))
+			return 0;
+		if (c == '\n')
+			return (size_t)(peek.p - p);
+		if (c == '\r') {
+			uint8_t c2 = bb_rd_u8(&peek);
+			if (!bb_rd_ok(&peek))
+				return 0;
+			if (c2 == '\n')
+				return (size_t)(peek.p - p);
+		}
+	}
+}
+
+struct head_info {
+	int chunked;
+	int has_len;
+	uint64_t clen;
+	int close;
+};
+
+/* Reads the header fields of a head (after its first line). */
+static int parse_fields(struct bb_rd r, struct head_info *hi)
+{
+	memset(hi, 0, sizeof *hi);
+	while (bb_rd_left(&r) > 0) {
+		long nl = bb_rd_find(&r, "\n", 1);
+		if (nl < 0)
+			break;
+		struct bb_rd line = bb_rd_sub(&r, (size_t)nl + 1);
+		size_t ll = bb_rd_left(&line);
+		const uint8_t *lp = bb_rd_bytes(&line, ll);
+		ll = trim(lp, ll, "\r\n");
+		if (ll == 0)
+			break;
+		struct bb_rd lr = bb_rd_make(lp, ll);
+		long colon = bb_rd_find(&lr, ":", 1);
+		if (colon <= 0)
+			continue;
+		const uint8_t *name = lp;
+		size_t nlen = (size_t)colon;
+		bb_rd_skip(&lr, (size_t)colon + 1);
+		while (bb_rd_left(&lr) && (*lr.p == ' ' || *lr.p == '\t'))
+			bb_rd_skip(&lr, 1);
+		size_t vlen = bb_rd_left(&lr);
+		const uint8_t *v = bb_rd_bytes(&lr, vlen);
+		if (lower_eq(name, nlen, "content-length")) {
+			uint64_t x = 0;
+			size_t i = 0;
+			struct bb_rd num = bb_rd_make(v, vlen);
+			while (bb_rd_left(&num) && *num.p >= '0' && *num.p <= '9' && x < (UINT64_C(1) << 56)) {
+				x = x * 10 + (uint64_t)(bb_rd_u8(&num) - '0');
+				i++;
+			}
+			if (i == 0)
+				return -1;
+			hi->has_len = 1;
+			hi->clen = x;
+		} else if (lower_eq(name, nlen, "transfer-encoding")) {
+			if (has_token(v, vlen, "chunked"))
+				hi->chunked = 1;
+		} else if (lower_eq(name, nlen, "connection")) {
+			if (has_token(v, vlen, "close"))
+				hi->close = 1;
+		}
+	}
+	return 0;
+}
+
+static int id_of(char *buf, size_t cap, const struct bb_dec_ctx *ctx, uint32_t ord)
+{
+	int n = ord ? snprintf(buf, cap, "c%llu.%u", (unsigned long long)ctx->conn, ord)
+	            : snprintf(buf, cap, "c%llu.?", (unsigned long long)ctx->conn);
+	return n < (int)cap ? n : (int)cap - 1;
+}
+
+static void finish(struct http_state *s, const struct bb_dec_ctx *ctx, int dir)
+{
+	struct http_dir *d = &s->d[dir];
+	char id[48];
+	if (!d->pending)
+		return;
+	int il = id_of(id, sizeof id, ctx, d->ord);
+	dec_emit(ctx, (enum bb_op)d->op, dir, d->t0, d->t1, d->len, id, (size_t)il,
+	         d->reqlen ? d->req : NULL, d->reqlen);
+	d->pending = 0;
+	(void)s;
+}
+
+/* Parses a request head of hl bytes at p. Sets the body phase. */
+static int request_head(struct http_state *s, const struct bb_dec_ctx *ctx, struct http_dir *d,
+                        const uint8_t *p, size_t hl, int64_t t0)
+{
+	struct bb_rd r = bb_rd_make(p, hl);
+	long nl = bb_rd_find(&r, "\n", 1);
+	if (nl < 0 || !is_method(p, (size_t)nl))
+		return -1;
+	struct bb_rd line = bb_rd_sub(&r, (size_t)nl + 1);
+	long sp1 = bb_rd_find(&line, " ", 1);
+	struct bb_rd rest = line;
+	bb_rd_skip(&rest, (size_t)sp1 + 1);
+	long sp2 = bb_rd_find(&rest, " ", 1);
+	if (sp2 < 0)
+		sp2 = (long)bb_rd_left(&rest);
+	size_t rl = (size_t)sp1 + 1 + (size_t)sp2;
+	rl = trim(p, rl, "\r\n ");
+	if (rl > HTTP_REQ_MAX)
+		rl = HTTP_REQ_MAX;
+	struct head_info hi;
+	if (parse_fields(r, &hi) < 0)
+		return -1;
+	s->nreq++;
+	d->op = BB_CALL;
+	d->ord = s->nreq;
+	memcpy(d->req, p, rl);
+	d->reqlen = (uint8_t)rl;
+	d->pending = 1;
+	if (s->qn < HTTP_QUEUE) {
+		unsigned slot = (unsigned)(s->qh + s->qn) % HTTP_QUEUE;
+		s->q[slot].ord = s->nreq;
+		s->q[slot].t0 = t0;
+		s->q[slot].head = memcmp(p, "HEAD ", 5) == 0;
+		s->q[slot].connect = rl >= 8 && memcmp(p, "CONNECT ", 8) == 0;
+		memcpy(s->q[slot].req, p, rl);
+		s->q[slot].reqlen = (uint8_t)rl;
+		s->qn++;
+	} else {
+		DEC_COUNT(ctx, evicted);
+	}
+	if (hi.chunked) {
+		d->phase = PH_CHUNK_SIZE;
+	} else if (hi.has_len && hi.clen > 0) {
+		d->phase = PH_BODY_LEN;
+		d->left = hi.clen;
+	} else {
+		d->phase = PH_HEAD; /* no body: done at the head */
+		return 1;
+	}
+	return 0;
+}
+
+/* Parses a response head. Returns 1 when the message is complete at the head. */
+static int response_head(struct http_state *s, const struct bb_dec_ctx *ctx, struct http_dir *d,
+                         const uint8_t *p, size_t hl, int64_t t0)
+{
+	struct bb_rd r = bb_rd_make(p, hl);
+	long nl = bb_rd_find(&r, "\n", 1);
+	if (nl < 0 || !is_status(p, (size_t)nl))
+		return -1;
+	struct bb_rd line = bb_rd_sub(&r, (size_t)nl + 1);
+	bb_rd_skip(&line, 8);
+	while (bb_rd_left(&line) && *line.p == ' ')
+		bb_rd_skip(&line, 1);
+	unsigned code = 0;
+	for (int i = 0; i < 3; i++) {
+		uint8_t c = bb_rd_u8(&line);
+		if (c < '0' || c > '9')
+			return -1;
+		code = code * 10 + (unsigned)(c - '0');
+	}
+	struct head_info hi;
+	if (parse_fields(r, &hi) < 0)
+		return -1;
+	d->op = BB_RET;
+	d->pending = 1;
+	int head = 0, connect = 0;
+	if (s->resynced) {
+		/* Responses were lost with a hole: this one answers the latest
+		 * request sent before it, not the oldest pending (no pipelining
+		 * assumed across a hole). */
+		while (s->qn > 1 && s->q[(s->qh + 1) % HTTP_QUEUE].t0 <= t0) {
+			s->qh = (uint8_t)((s->qh + 1) % HTTP_QUEUE);
+			s->qn--;
+		}
+		s->resynced = 0;
+	}
+	if (s->qn > 0) {
+		d->ord = s->q[s->qh].ord;
+		head = s->q[s->qh].head;
+		connect = s->q[s->qh].connect;
+		memcpy(d->req, s->q[s->qh].req, s->q[s->qh].reqlen);
+		d->reqlen = s->q[s->qh].reqlen;
+		if (code >= 200 || code == 101) {
+			s->qh = (uint8_t)((s->qh + 1) % HTTP_QUEUE);
+			s->qn--;
+		}
+	} else {
+		d->ord = 0;
+		d->reqlen = 0;
+		DEC_COUNT(ctx, unmatched_ret);
+	}
+	if (code == 101 || (connect && code >= 200 && code < 300)) {
+		/* The connection now carries another protocol. */
+		s->d[BB_DIR_C2S].phase = PH_OPAQUE;
+		d->phase = PH_OPAQUE;
+		return 1;
+	}
+	if (head || code < 200 || code == 204 || code == 304) {
+		d->phase = PH_HEAD;
+		return 1;
+	}
+	if (hi.chunked) {
+		d->phase = PH_CHUNK_SIZE;
+	} else if (hi.has_len) {
+		if (hi.clen == 0) {
+			d->phase = PH_HEAD;
+			return 1;
+		}
+		d->phase = PH_BODY_LEN;
+		d->left = hi.clen;
+	} else {
+		d->phase = PH_BODY_CLOSE;
+	}
+	return 0;
+}
+
+static size_t http_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t pos,
+                          const uint8_t *p, size_t n)
+{
+	struct http_state *s = st;
+	if (dir < 0 || dir > 1)
+		return n;
+	struct http_dir *d = &s->d[dir];
+	struct bb_rd r = bb_rd_make(p, n);
+	while (bb_rd_left(&r) > 0) {
+		size_t off = (size_t)(r.p - p);
+		size_t left = bb_rd_left(&r);
+		if (d->phase == PH_OPAQUE) {
+			bb_rd_skip(&r, left);
+			break;
+		}
+		if (d->hunting) {
+			/* Find the start of a message of this direction. */
+			size_t i = 0;
+			int found = 0;
+			for (; i + 16 <= left; i++) {
+				const uint8_t *q = r.p + i;
+				if (dir == BB_DIR_S2C ? is_status(q, left - i) : request_line(q, left - i)) {
+					found = 1;
+					break;
+				}
+			}
+			if (ctx->stats)
+				ctx->stats->skipped_bytes += i;
+			bb_rd_skip(&r, i);
+			if (!found)
+				break;
+			d->hunting = 0;
+			continue;
+		}
+		switch (d->phase) {
+		case PH_HEAD: {
+			size_t hl = head_len(r.p, left);
+			if (hl == 0) {
+				if (left > HTTP_MAX_HEAD) {
+					DEC_COUNT(ctx, malformed);
+					d->hunting = 1;
+					bb_rd_skip(&r, 1);
+					continue;
+				}
+				return off;
+			}
+			int64_t t0 = dec_time(ctx, dir, pos + off);
+			int done = dir == BB_DIR_C2S ? request_head(s, ctx, d, r.p, hl, t0)
+			                             : response_head(s, ctx, d, r.p, hl, t0);
+			if (done < 0) {
+				DEC_COUNT(ctx, malformed);
+				d->pending = 0;
+				d->phase = PH_HEAD;
+				d->hunting = 1;
+				bb_rd_skip(&r, 1);
+				continue;
+			}
+			bb_rd_skip(&r, hl);
+			d->t0 = t0;
+			d->t1 = dec_time(ctx, dir, pos + off + hl - 1);
+			d->len = hl;
+			if (done)
+				finish(s, ctx, dir);
+			break;
+		}
+		case PH_BODY_LEN:
+		case PH_CHUNK_DATA: {
+			size_t take = d->left < left ? (size_t)d->left : left;
+			bb_rd_skip(&r, take);
+			d->left -= take;
+			d->len += take;
+			d->t1 = dec_time(ctx, dir, pos + off + take - 1);
+			if (d->left == 0) {
+				if (d->phase == PH_BODY_LEN) {
+					d->phase = PH_HEAD;
+					finish(s, ctx, dir);
+				} else {
+					d->phase = PH_CHUNK_CRLF;
+				}
+			}
+			break;
+		}
+		case PH_CHUNK_SIZE:
+		case PH_CHUNK_CRLF:
+		case PH_TRAILER: {
+			long nl = bb_rd_find(&r, "\n", 1);
+			if (nl < 0) {
+				if (left > 4096) {
+					DEC_COUNT(ctx, malformed);
+					finish(s, ctx, dir);
+					d->phase = PH_HEAD;
+					d->hunting = 1;
+					continue;
+				}
+				return off;
+			}
+			struct bb_rd line = bb_rd_sub(&r, (size_t)nl + 1);
+			d->len += (size_t)nl + 1;
+			d->t1 = dec_time(ctx, dir, pos + off + (size_t)nl);
+			if (d->phase == PH_CHUNK_CRLF) {
+				d->phase = PH_CHUNK_SIZE;
+				if (nl > 1) { /* not an empty line: lost framing */
+					DEC_COUNT(ctx, malformed);
+					finish(s, ctx, dir);
+					d->phase = PH_HEAD;
+					d->hunting = 1;
+				}
+			} else if (d->phase == PH_TRAILER) {
+				if (nl <= 1) {
+					d->phase = PH_HEAD;
+					finish(s, ctx, dir);
+				}
+			} else {
+				uint64_t sz = 0;
+				int digits = 0;
+				while (bb_rd_left(&line)) {
+					uint8_t c = bb_rd_u8(&line);
+					int v = c >= '0' && c <= '9' ? c - '0'
+					      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+					      : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+					if (v < 0 || sz >= (UINT64_C(1) << 56))
+						break;
+					sz = sz * 16 + (uint64_t)v;
+					digits++;
+				}
+				if (!digits) {
+					DEC_COUNT(ctx, malformed);
+					finish(s, ctx, dir);
+					d->phase = PH_HEAD;
+					d->hunting = 1;
+				} else if (sz == 0) {
+					d->phase = PH_TRAILER;
+				} else {
+					d->phase = PH_CHUNK_DATA;
+					d->left = sz;
+				}
+			}
+			break;
+		}
+		case PH_BODY_CLOSE:
+			bb_rd_skip(&r, left);
+			d->len += left;
+			d->t1 = dec_time(ctx, dir, pos + off + left - 1);
+			break;
+		default:
+			bb_rd_skip(&r, left);
+			break;
+		}
+	}
+	return (size_t)(r.p - p);
+}
+
+static void http_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t lost)
+{
+	struct http_state *s = st;
+	if (dir < 0 || dir > 1)
+		return;
+	struct http_dir *d = &s->d[dir];
+	if (d->phase == PH_OPAQUE)
+		return;
+	DEC_COUNT(ctx, resync);
+	if (lost && (d->phase == PH_BODY_LEN || d->phase == PH_CHUNK_DATA) && lost < d->left) {
+		/* The hole is inside a body of known length: skip it and go on. */
+		d->left -= lost;
+		d->len += lost;
+		return;
+	}
+	if (lost && d->phase == PH_BODY_CLOSE) {
+		d->len += lost;
+		return;
+	}
+	/* A message whose head was seen happened: report it, ending before the gap. */
+	finish(s, ctx, dir);
+	d->phase = PH_HEAD;
+	d->hunting = 1;
+	if (dir == BB_DIR_C2S) {
+		/* Requests may be lost: replies can no longer be paired by order. */
+		s->qn = 0;
+	} else {
+		s->resynced = 1;
+	}
+}
+
+static void http_end(void *st, const struct bb_dec_ctx *ctx)
+{
+	struct http_state *s = st;
+	/* A body delimited by the close ends here; others were cut short. */
+	for (int dir = 0; dir < 2; dir++)
+		finish(s, ctx, dir);
+}
+
+static int http_probe(const uint8_t *p, size_t n, unsigned transport, int dir)
+{
+	if (transport != BB_TR_TCP)
+		return 0;
+	if (dir == BB_DIR_C2S)
+		return request_line(p, n);
+	return is_status(p, n);
+}
+
+const struct bb_decoder bb_dec_http = {
+	.name = "http",
+	.summary = "HTTP/1.0 and 1.1 (RFC 9112): pipelining, chunked, 1xx; id = connection + ordinal",
+	.transports = BB_TR_TCP,
+	.ports = {80, 8080, 8000, 8008, 8888, 3128, 0},
+	.probe = http_probe,
+	.verify = 1,
+	.state_size = sizeof(struct http_state),
+	.decode = http_decode,
+	.gap = http_gap,
+	.end = http_end,
+	.free = NULL,
+};

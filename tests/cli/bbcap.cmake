@@ -1,0 +1,19 @@
+# bbcap.cmake - command-line tests of bbcap
+bb_cli_test(bbcap_usage bbcap_usage.sh)
+bb_cli_test(bbcap_golden_counts bbcap_golden_counts.sh)
+bb_cli_test(bbcap_golden bbcap_golden.sh)
+bb_cli_test(bbcap_robustness bbcap_robustness.sh)
+set_tests_properties(cli_bbcap_robustness PROPERTIES TIMEOUT 1500)
+# Needs root, ip(8), curl and python3; skips (77) otherwise.
+bb_cli_test(bbcap_live bbcap_live.sh)
+set_tests_properties(cli_bbcap_live PROPERTIES TIMEOUT 120 RUN_SERIAL ON)
+# Real dnsmasq/dig and rpcbind/rpcinfo on a namespace bridge; needs root and
+# those packages (dnsmasq-base, dnsutils, rpcbind, tcpdump); skips otherwise.
+bb_cli_test(bbcap_rig bbcap_rig.sh)
+set_tests_properties(cli_bbcap_rig PROPERTIES TIMEOUT 120 RUN_SERIAL ON)
+# Kernel drops provoked live (SIGSTOP with a 1 MB buffer): counted, gap skipped.
+bb_cli_test(bbcap_drops bbcap_drops.sh)
+set_tests_properties(cli_bbcap_drops PROPERTIES TIMEOUT 120 RUN_SERIAL ON)
+# nginx answering curl and wrk, captured live: pairs = what the clients did.
+bb_cli_test(bbcap_nginx bbcap_nginx.sh)
+set_tests_properties(cli_bbcap_nginx PROPERTIES TIMEOUT 120 RUN_SERIAL ON)

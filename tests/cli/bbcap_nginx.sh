@@ -1,0 +1,108 @@
+#!/bin/sh
+# bbcap_nginx.sh - nginx answering curl and wrk on a namespace bridge, bbcap
+# live on the bridge: the keep-alive load of wrk (10 connections, 2 s) and 5
+# curl requests appear as CALL/RET pairs, as many as the clients completed
+# (requests still in flight when wrk stops may add up to one per connection),
+# and 0 kernel drops. Prints the packet rate bbcap kept up with. Needs root,
+# ip(8), nginx, curl, wrk; skips (77) otherwise. BB_NGINX_CONNS (10),
+# BB_NGINX_SECS (2) and BB_NGINX_THREADS (1) set the load (bench_capture).
+set -u
+[ "$(id -u)" = 0 ] || { echo "skipped: needs root (network namespaces)" >&2; exit 77; }
+PATH=$PATH:/usr/sbin:/sbin
+for t in ip nginx curl wrk; do
+	command -v $t >/dev/null 2>&1 || { echo "skipped: $t not installed" >&2; exit 77; }
+done
+mkdir -p "$BB_TMP"
+T=$(cd "$BB_TMP" && pwd)
+id=$$
+br=bbng$((id % 10000))
+ns_c=bbn-c-$id
+ns_s=bbn-s-$id
+net=10.216.$((id % 200 + 20))
+conns=${BB_NGINX_CONNS:-10}
+secs=${BB_NGINX_SECS:-2}
+threads=${BB_NGINX_THREADS:-1}
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	[ -s "$T/nginx.pid" ] && kill "$(cat "$T/nginx.pid" 2>/dev/null)" 2>/dev/null
+	ip netns del "$ns_c" 2>/dev/null
+	ip netns del "$ns_s" 2>/dev/null
+	ip link del "$br" 2>/dev/null
+}
+trap cleanup EXIT INT TERM
+ip link add "$br" type bridge 2>"$T/iperr" || { echo "skipped: cannot create a bridge: $(cat "$T/iperr")" >&2; exit 77; }
+ip link set "$br" up
+n=1
+for ns in "$ns_c" "$ns_s"; do
+	ip netns add "$ns"
+	ip link add "v$n$br" type veth peer name eth0 netns "$ns"
+	ip link set "v$n$br" master "$br" up
+	ip -n "$ns" addr add "$net.$n/24" dev eth0
+	ip -n "$ns" link set eth0 up
+	ip -n "$ns" link set lo up
+	n=$((n + 1))
+done
+srv=$net.2
+mkdir -p "$T/www" "$T/tmp"
+head -c 2000 /dev/zero | tr '\0' x >"$T/www/index.html"
+cat >"$T/nginx.conf" <<NGEOF
+worker_processes 1;
+pid $T/nginx.pid;
+error_log $T/error.log;
+events { worker_connections 256; }
+http {
+	access_log off;
+	client_body_temp_path $T/tmp;
+	proxy_temp_path $T/tmp;
+	fastcgi_temp_path $T/tmp;
+	uwsgi_temp_path $T/tmp;
+	scgi_temp_path $T/tmp;
+	keepalive_requests 100000;
+	server {
+		listen $srv:8080;
+		root $T/www;
+	}
+}
+NGEOF
+ip netns exec "$ns_s" nginx -t -c "$T/nginx.conf" >"$T/nginx-t.log" 2>&1 || { echo "skipped: nginx -t failed: $(cat "$T/nginx-t.log")" >&2; exit 77; }
+ip netns exec "$ns_s" nginx -c "$T/nginx.conf" -g 'daemon off;' &
+pids="$pids $!"
+i=0
+until ip netns exec "$ns_c" curl -s -o /dev/null "http://$srv:8080/"; do
+	i=$((i + 1)); [ $i -gt 50 ] && { echo "FAIL: nginx did not start"; cat "$T/error.log"; exit 1; }; sleep 0.1
+done
+
+"$BB_BIN/bbcap" -i "$br" -w "$T/nginx.tr" tcp port 8080 2>"$T/bbcap.err" &
+cap=$!
+pids="$pids $cap"
+i=0
+until grep -q '^#bbtrace' "$T/nginx.tr" 2>/dev/null; do
+	i=$((i + 1)); [ $i -gt 50 ] && { echo "FAIL: bbcap did not start"; cat "$T/bbcap.err"; exit 1; }; sleep 0.1
+done
+sleep 0.5
+for k in 1 2 3 4 5; do
+	ip netns exec "$ns_c" curl -s -o /dev/null "http://$srv:8080/index.html?curl=$k" || { echo "FAIL: curl"; exit 1; }
+done
+ip netns exec "$ns_c" wrk -t "$threads" -c "$conns" -d "${secs}s" "http://$srv:8080/index.html" >"$T/wrk.out" 2>&1 || { echo "FAIL: wrk"; cat "$T/wrk.out"; exit 1; }
+sleep 0.5
+kill -INT $cap
+wait $cap
+rc=$?
+fail=0
+[ $rc -eq 0 ] || { echo "FAIL: bbcap exit $rc"; fail=1; }
+done_wrk=$(sed -n 's/^ *\([0-9][0-9]*\) requests in .*/\1/p' "$T/wrk.out")
+calls=$(grep -c "	CALL	$net.1	$srv	.*proto=http" "$T/nginx.tr")
+rets=$(grep -c "	RET	$srv	$net.1	.*proto=http" "$T/nginx.tr")
+curl_c=$(grep -c "	CALL	.*req=GET%20/index.html?curl=" "$T/nginx.tr")
+want=$((done_wrk + 5))
+drops=$(sed -n 's/^\([0-9]*\) packets dropped by kernel$/\1/p' "$T/bbcap.err")
+pk=$(sed -n 's/^\([0-9]*\) packets captured$/\1/p' "$T/bbcap.err")
+echo "clients completed $want requests (wrk $done_wrk + curl 5); bbcap: $calls CALL, $rets RET; $pk packets in about $secs s ($((pk / secs)) packets/s), $drops kernel drops"
+[ "$curl_c" = 5 ] || { echo "FAIL: the 5 curl requests"; fail=1; }
+[ "$rets" -ge "$want" ] && [ "$rets" -le $((want + conns)) ] && [ "$calls" -ge "$rets" ] && [ "$calls" -le $((rets + conns)) ] ||
+	{ echo "FAIL: pairs do not match what the clients did"; fail=1; }
+[ "${drops:-1}" = 0 ] || echo "note: $drops kernel drops at this rate"
+grep -v '^#' "$T/nginx.tr" | awk -F'\t' '$2 == "CALL" { c[$5] = 1 } $2 == "RET" && !($5 in c) { n++ } END { exit n > 0 }' ||
+	{ echo "FAIL: a return without its call"; fail=1; }
+exit $fail

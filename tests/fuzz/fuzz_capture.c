@@ -1,0 +1,55 @@
+/* fuzz_capture.c - libFuzzer target: the whole pipeline (pcap file in, trace out) */
+/* SPDX-License-Identifier: MIT */
+/*
+ * The input is a pcap or pcapng file. It goes through libpcap, the link
+ * layers, IP, libnids and every decoder, and the trace to /dev/null. Seeds:
+ * ../shared/corpus/protocols and robustness. Without libFuzzer, main() replays
+ * the files named on the command line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "capture/capture.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[64];
+	struct bb_err err;
+	snprintf(path, sizeof path, "/tmp/fuzz_capture_%d.pcap", (int)getpid());
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return 0;
+	fwrite(data, 1, size, f);
+	fclose(f);
+	struct bb_writer *w = bb_writer_open("/dev/null", &err);
+	struct bb_cap *c = w ? bb_cap_new(NULL, w, &err) : NULL;
+	if (c && bb_cap_add_file(c, path, &err) == 0) {
+		bb_cap_run(c, NULL, NULL, &err);
+		bb_cap_finish(c, &err);
+	}
+	bb_cap_free(c);
+	bb_writer_close(w, NULL);
+	unlink(path);
+	return 0;
+}
+
+#ifndef BB_LIBFUZZER
+int main(int argc, char **argv)
+{
+	static uint8_t buf[1 << 24];
+	for (int i = 1; i < argc; i++) {
+		FILE *f = fopen(argv[i], "rb");
+		if (!f) {
+			fprintf(stderr, "fuzz_capture: error: %s: cannot open\n", argv[i]);
+			return 1;
+		}
+		size_t n = fread(buf, 1, sizeof buf, f);
+		fclose(f);
+		LLVMFuzzerTestOneInput(buf, n);
+	}
+	return 0;
+}
+#endif

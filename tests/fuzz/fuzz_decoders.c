@@ -1,0 +1,113 @@
+/* fuzz_decoders.c - libFuzzer target: every decoder on arbitrary bytes, split and gapped */
+/* SPDX-License-Identifier: MIT */
+/*
+ * Input: byte 0 picks the decoder and transport, byte 1 the split pattern; the
+ * rest is the payload, fed as TCP (in both directions, in pieces, with a gap
+ * in the middle) or as UDP datagrams. Without libFuzzer (BB_FUZZ off), main()
+ * replays the files named on the command line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoders/decoders.h"
+
+static int64_t t_at(void *arg, int dir, uint64_t pos)
+{
+	(void)arg;
+	return (int64_t)pos * 2 + dir;
+}
+
+static void sink(void *arg, const struct bb_dec_msg *m)
+{
+	/* Touch everything a record carries. */
+	size_t *sum = arg;
+	for (size_t i = 0; i < m->id_len; i++)
+		*sum += (unsigned char)m->id[i];
+	for (size_t i = 0; m->req && i < m->req_len; i++)
+		*sum += (unsigned char)m->req[i];
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 2)
+		return 0;
+	size_t ndec = bb_dec_count();
+	const struct bb_decoder *dec = bb_dec_at(data[0] % ndec);
+	unsigned tr = (data[0] / ndec) & 1 ? BB_TR_UDP : BB_TR_TCP;
+	if (!(dec->transports & tr))
+		tr = dec->transports & BB_TR_TCP ? BB_TR_TCP : BB_TR_UDP;
+	unsigned split = data[1];
+	data += 2;
+	size -= 2;
+	struct bb_dec_stats st;
+	size_t sum = 0;
+	memset(&st, 0, sizeof st);
+	struct bb_dec_ctx ctx = {1, "10.0.0.1:1000", "10.0.0.2:53", tr, &st, t_at, sink, &sum};
+	void *state = calloc(1, dec->state_size);
+	if (tr == BB_TR_UDP) {
+		size_t off = 0;
+		int dir = 0;
+		while (off < size) {
+			size_t n = 1 + (split + off) % 97;
+			if (n > size - off)
+				n = size - off;
+			dec->decode(state, &ctx, dir, 0, data + off, n);
+			off += n;
+			dir ^= 1;
+		}
+	} else {
+		/* Both directions from the same bytes, each in pieces; a gap halfway. */
+		for (int dir = 0; dir < 2; dir++) {
+			uint8_t *buf = malloc(size + 1);
+			size_t have = 0, off = 0;
+			uint64_t pos = 0;
+			while (off < size) {
+				size_t n = 1 + (split * (off + 7)) % 61;
+				if (n > size - off)
+					n = size - off;
+				memcpy(buf + have, data + off, n);
+				have += n;
+				off += n;
+				size_t used = dec->decode(state, &ctx, dir, pos, buf, have);
+				if (used > have)
+					abort();
+				memmove(buf, buf + used, have - used);
+				have -= used;
+				pos += used;
+				if (off >= size / 2 && off - n < size / 2 && dec->gap) {
+					dec->gap(state, &ctx, dir, have + 5);
+					pos += have + 5;
+					have = 0;
+				}
+			}
+			free(buf);
+		}
+	}
+	if (dec->end)
+		dec->end(state, &ctx);
+	if (dec->free)
+		dec->free(state);
+	free(state);
+	return (int)(sum & 0);
+}
+
+#ifndef BB_LIBFUZZER
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		FILE *f = fopen(argv[i], "rb");
+		if (!f) {
+			fprintf(stderr, "fuzz_decoders: error: %s: cannot open\n", argv[i]);
+			return 1;
+		}
+		static uint8_t buf[1 << 20];
+		size_t n = fread(buf, 1, sizeof buf, f);
+		fclose(f);
+		LLVMFuzzerTestOneInput(buf, n);
+	}
+	return 0;
+}
+#endif

@@ -1,0 +1,6 @@
+# decoders.cmake - the safe reader, the registry and every decoder
+# test_decoders also runs the fuzz target on mutated seeds (tests/fuzz/fuzz_decoders.c;
+# the libFuzzer build and corpus replay are in tests/fuzz/decoders.cmake).
+bb_unit_test(test_decoders test_decoders.c bb_decoders bb_trace)
+target_sources(test_decoders PRIVATE ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_decoders.c)
+target_compile_definitions(test_decoders PRIVATE BB_LIBFUZZER)

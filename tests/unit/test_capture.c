@@ -1,0 +1,603 @@
+/* test_capture.c - capture on synthetic captures: link layers, IPv6, fragments, TCP repairs */
+/* SPDX-License-Identifier: MIT */
+#include <pcap/pcap.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/capture.h"
+#include "unit.h"
+
+#ifndef DLT_LINUX_SLL2
+#define DLT_LINUX_SLL2 276
+#endif
+
+/* ---- building packets -------------------------------------------------------- */
+
+struct pkt {
+	uint8_t b[4096];
+	size_t n;
+	int64_t ts_ns;
+};
+
+struct cap_file {
+	struct pkt p[256];
+	int n;
+	int dlt;
+};
+
+static void be16(uint8_t *b, unsigned v)
+{
+	b[0] = (uint8_t)(v >> 8);
+	b[1] = (uint8_t)v;
+}
+
+static void be32(uint8_t *b, uint32_t v)
+{
+	b[0] = (uint8_t)(v >> 24);
+	b[1] = (uint8_t)(v >> 16);
+	b[2] = (uint8_t)(v >> 8);
+	b[3] = (uint8_t)v;
+}
+
+static uint16_t csum(const uint8_t *h, size_t n)
+{
+	uint32_t s = 0;
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)h[i] << 8 | h[i + 1];
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+struct ep {
+	int v6;
+	uint8_t a[16];
+	uint16_t port;
+};
+
+static struct ep ep4(uint8_t d, uint16_t port)
+{
+	struct ep e;
+	memset(&e, 0, sizeof e);
+	e.a[0] = 10;
+	e.a[3] = d;
+	e.port = port;
+	return e;
+}
+
+static struct ep ep6(uint8_t d, uint16_t port)
+{
+	struct ep e;
+	memset(&e, 0, sizeof e);
+	e.v6 = 1;
+	e.a[0] = 0xfd;
+	e.a[15] = d;
+	e.port = port;
+	return e;
+}
+
+/* The link header for dlt and ethertype; returns its length. */
+static size_t link_hdr(int dlt, uint8_t *b, int v6)
+{
+	unsigned et = v6 ? 0x86dd : 0x0800;
+	switch (dlt) {
+	case DLT_EN10MB: /* with 802.1ad + 802.1Q tags */
+		memset(b, 0x02, 12);
+		be16(b + 12, 0x88a8);
+		be16(b + 14, 100);
+		be16(b + 16, 0x8100);
+		be16(b + 18, 200);
+		be16(b + 20, et);
+		return 22;
+	case DLT_LINUX_SLL:
+		memset(b, 0, 16);
+		be16(b + 14, et);
+		return 16;
+	case DLT_LINUX_SLL2:
+		memset(b, 0, 20);
+		be16(b, et);
+		return 20;
+	case DLT_NULL: {
+		uint32_t fam = v6 ? 10 : 2;
+		memcpy(b, &fam, 4);
+		return 4;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* Appends an IP packet (TCP when tcp, else UDP) to f. frag: 0 none, else the
+ * IPv4 fragment offset in 8-byte units with more-fragments set for 1. */
+static void add(struct cap_file *f, int64_t ts_ms, struct ep s, struct ep d, int tcp,
+                uint32_t seq, uint32_t ack, uint8_t flags, const void *data, size_t len)
+{
+	struct pkt *p = &f->p[f->n++];
+	uint8_t *b = p->b;
+	size_t o = link_hdr(f->dlt, b, s.v6);
+	size_t l4 = tcp ? 20 : 8;
+	size_t iph;
+	p->ts_ns = ts_ms * 1000000;
+	if (s.v6) {
+		/* with a hop-by-hop and a destination options header */
+		memset(b + o, 0, 40);
+		b[o] = 0x60;
+		be16(b + o + 4, (unsigned)(16 + l4 + len));
+		b[o + 6] = 0; /* hop-by-hop */
+		b[o + 7] = 64;
+		memcpy(b + o + 8, s.a, 16);
+		memcpy(b + o + 24, d.a, 16);
+		memset(b + o + 40, 0, 16);
+		b[o + 40] = 60;      /* next: destination options */
+		b[o + 41] = 0;       /* 8 bytes */
+		b[o + 42] = 1;       /* PadN */
+		b[o + 43] = 4;
+		b[o + 48] = tcp ? 6 : 17;
+		b[o + 49] = 0;
+		b[o + 50] = 1;
+		b[o + 51] = 4;
+		iph = 56;
+	} else {
+		memset(b + o, 0, 20);
+		b[o] = 0x45;
+		be16(b + o + 2, (unsigned)(20 + l4 + len));
+		b[o + 6] = 0x40;
+		b[o + 8] = 64;
+		b[o + 9] = tcp ? 6 : 17;
+		memcpy(b + o + 12, s.a, 4);
+		memcpy(b + o + 16, d.a, 4);
+		be16(b + o + 10, csum(b + o, 20));
+		iph = 20;
+	}
+	uint8_t *t = b + o + iph;
+	memset(t, 0, l4);
+	be16(t, s.port);
+	be16(t + 2, d.port);
+	if (tcp) {
+		be32(t + 4, seq);
+		be32(t + 8, ack);
+		t[12] = 5 << 4;
+		t[13] = flags;
+		be16(t + 14, 65535);
+	} else {
+		be16(t + 4, (unsigned)(8 + len));
+	}
+	memcpy(t + l4, data, len);
+	p->n = o + iph + l4 + len;
+}
+
+static void write_pcap(const struct cap_file *f, const char *path)
+{
+	pcap_t *d = pcap_open_dead_with_tstamp_precision(f->dlt, 65535, PCAP_TSTAMP_PRECISION_NANO);
+	pcap_dumper_t *w = pcap_dump_open(d, path);
+	for (int i = 0; i < f->n; i++) {
+		struct pcap_pkthdr h;
+		h.ts.tv_sec = (time_t)(f->p[i].ts_ns / 1000000000);
+		h.ts.tv_usec = (suseconds_t)(f->p[i].ts_ns % 1000000000);
+		h.caplen = h.len = (bpf_u_int32)f->p[i].n;
+		pcap_dump((u_char *)w, &h, f->p[i].b);
+	}
+	pcap_dump_close(w);
+	pcap_close(d);
+}
+
+/* ---- running a capture and reading the trace ------------------------------------ */
+
+struct line {
+	char ts[32], op[8], snd[80], rcv[80], id[100], rest[400];
+};
+
+struct result {
+	struct line l[64];
+	int n;
+	struct bb_cap_stats st;
+	char tmp[64];
+};
+
+static void run(struct result *r, const char *const *files, int nfiles,
+                const struct bb_cap_opts *opts)
+{
+	struct bb_err err;
+	char out[80];
+	memset(r, 0, sizeof *r);
+	snprintf(out, sizeof out, "/tmp/bb_test_capture_%d.tr", (int)getpid());
+	struct bb_writer *w = bb_writer_open(out, &err);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	struct bb_cap *c = bb_cap_new(opts, w, &err);
+	CHECK(c != NULL);
+	if (!c) {
+		fprintf(stderr, "%s\n", err.msg);
+		bb_writer_close(w, NULL);
+		return;
+	}
+	for (int i = 0; i < nfiles; i++)
+		CHECK_INT(bb_cap_add_file(c, files[i], &err), 0);
+	CHECK_INT(bb_cap_run(c, NULL, NULL, &err), 0);
+	CHECK_INT(bb_cap_finish(c, &err), 0);
+	bb_cap_get_stats(c, &r->st);
+	bb_cap_free(c);
+	CHECK_INT(bb_writer_close(w, &err), 0);
+	FILE *f = fopen(out, "r");
+	char buf[1024];
+	while (f && fgets(buf, sizeof buf, f)) {
+		if (buf[0] == '#' || r->n >= 64)
+			continue;
+		struct line *l = &r->l[r->n++];
+		l->rest[0] = '\0';
+		sscanf(buf, "%31s %7s %79s %79s %99s %399[^\n]", l->ts, l->op, l->snd, l->rcv, l->id,
+		       l->rest);
+	}
+	if (f)
+		fclose(f);
+	unlink(out);
+}
+
+static void run1(struct result *r, struct cap_file *f, const struct bb_cap_opts *opts)
+{
+	char path[80];
+	snprintf(path, sizeof path, "/tmp/bb_test_capture_%d.pcap", (int)getpid());
+	write_pcap(f, path);
+	const char *files[1] = {path};
+	run(r, files, 1, opts);
+	unlink(path);
+}
+
+static int count(const struct result *r, const char *op)
+{
+	int k = 0;
+	for (int i = 0; i < r->n; i++)
+		k += strcmp(r->l[i].op, op) == 0;
+	return k;
+}
+
+static const uint8_t dns_q[] = {0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0,
+	7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 1, 0, 1};
+static const uint8_t dns_r[] = {0x12, 0x34, 0x81, 0x80, 0, 1, 0, 1, 0, 0, 0, 0,
+	7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 1, 0, 1,
+	0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 1, 2, 3, 4};
+
+/* ---- tests ------------------------------------------------------------------------- */
+
+static void t_link_types(void)
+{
+	static const int dlts[] = {DLT_EN10MB, DLT_LINUX_SLL, DLT_LINUX_SLL2, DLT_NULL, DLT_RAW};
+	for (size_t i = 0; i < sizeof dlts / sizeof dlts[0]; i++) {
+		for (int v6 = 0; v6 < 2; v6++) {
+			static struct cap_file f;
+			struct result r;
+			memset(&f, 0, sizeof f);
+			f.dlt = dlts[i];
+			struct ep c = v6 ? ep6(1, 33000) : ep4(1, 33000);
+			struct ep s = v6 ? ep6(2, 53) : ep4(2, 53);
+			add(&f, 1000, c, s, 0, 0, 0, 0, dns_q, sizeof dns_q);
+			add(&f, 1002, s, c, 0, 0, 0, 0, dns_r, sizeof dns_r);
+			run1(&r, &f, NULL);
+			CHECK_INT(r.n, 2);
+			if (r.n != 2) {
+				fprintf(stderr, "dlt %d v6 %d\n", dlts[i], v6);
+				continue;
+			}
+			CHECK_STR(r.l[0].op, "CALL");
+			CHECK_STR(r.l[0].ts, "1.000000000");
+			CHECK_STR(r.l[1].op, "RET");
+			CHECK_STR(r.l[0].snd, v6 ? "fd00::1" : "10.0.0.1");
+			CHECK_STR(r.l[0].rcv, v6 ? "fd00::2" : "10.0.0.2");
+			CHECK_STR(r.l[0].id, v6 ? "[fd00::1]:33000#4660" : "10.0.0.1:33000#4660");
+			CHECK_STR(r.l[1].id, r.l[0].id);
+			CHECK_HAS(r.l[0].rest, "req=example.com%20A");
+		}
+	}
+}
+
+static void t_ipv4_fragments(void)
+{
+	static struct cap_file f;
+	struct result r;
+	memset(&f, 0, sizeof f);
+	f.dlt = DLT_RAW;
+	struct ep c = ep4(1, 33000), s = ep4(2, 53);
+	add(&f, 1000, c, s, 0, 0, 0, 0, dns_q, sizeof dns_q);
+	/* The response as two fragments: UDP header + 16 bytes, then the rest. */
+	add(&f, 1002, s, c, 0, 0, 0, 0, dns_r, sizeof dns_r);
+	struct pkt whole = f.p[1];
+	f.n = 1;
+	struct pkt *a = &f.p[f.n++], *b = &f.p[f.n++];
+	size_t first = 20 + 24, rest = whole.n - first;
+	*a = whole;
+	a->n = first;
+	be16(a->b + 2, (unsigned)first);
+	be16(a->b + 6, 0x2000); /* MF */
+	a->b[10] = a->b[11] = 0;
+	be16(a->b + 10, csum(a->b, 20));
+	*b = whole;
+	memcpy(b->b + 20, whole.b + first, rest);
+	b->n = 20 + rest;
+	be16(b->b + 2, (unsigned)(20 + rest));
+	be16(b->b + 6, 3); /* offset 24 bytes */
+	b->b[10] = b->b[11] = 0;
+	be16(b->b + 10, csum(b->b, 20));
+	run1(&r, &f, NULL);
+	CHECK_INT(count(&r, "CALL"), 1);
+	CHECK_INT(count(&r, "RET"), 1);
+}
+
+/* An HTTP exchange on a connection; handshake when syn. Returns next seqs. */
+static void http_conn(struct cap_file *f, struct ep c, struct ep s, int syn, int64_t t0)
+{
+	const char *req = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n";
+	const char *rep = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+	uint32_t cs = 1000, ss = 5000;
+	if (syn) {
+		add(f, t0, c, s, 1, cs - 1, 0, 0x02, "", 0);
+		add(f, t0 + 1, s, c, 1, ss - 1, cs, 0x12, "", 0);
+		add(f, t0 + 2, c, s, 1, cs, ss, 0x10, "", 0);
+	}
+	add(f, t0 + 10, c, s, 1, cs, ss, 0x18, req, strlen(req));
+	cs += (uint32_t)strlen(req);
+	add(f, t0 + 20, s, c, 1, ss, cs, 0x18, rep, 20);
+	add(f, t0 + 21, s, c, 1, ss + 20, cs, 0x18, rep + 20, strlen(rep) - 20);
+	ss += (uint32_t)strlen(rep);
+	add(f, t0 + 30, c, s, 1, cs, ss, 0x18, req, strlen(req));
+	cs += (uint32_t)strlen(req);
+	add(f, t0 + 40, s, c, 1, ss, cs, 0x18, rep, strlen(rep));
+}
+
+static void t_tcp_handshake_and_times(void)
+{
+	static struct cap_file f;
+	struct result r;
+	memset(&f, 0, sizeof f);
+	f.dlt = DLT_EN10MB;
+	http_conn(&f, ep4(1, 40000), ep4(2, 80), 1, 2000);
+	run1(&r, &f, NULL);
+	CHECK_INT(r.n, 4);
+	CHECK_INT(r.st.tcp_midstream, 0);
+	CHECK_INT(r.st.tcp_streams, 1);
+	if (r.n == 4) {
+		CHECK_STR(r.l[0].ts, "2.010000000");
+		CHECK_STR(r.l[1].op, "RET");
+		CHECK_STR(r.l[1].ts, "2.020000000");
+		CHECK_HAS(r.l[1].rest, "end=2.021000000");
+		CHECK_STR(r.l[1].id, "c1.1");
+		CHECK_STR(r.l[3].id, "c1.2");
+	}
+}
+
+static void t_tcp_midstream_ipv6_sll2(void)
+{
+	static struct cap_file f;
+	struct result r;
+	memset(&f, 0, sizeof f);
+	f.dlt = DLT_LINUX_SLL2;
+	http_conn(&f, ep6(1, 40000), ep6(2, 80), 0, 2000);
+	struct bb_cap_opts o;
+	memset(&o, 0, sizeof o);
+	o.server_ports = 1;
+	run1(&r, &f, &o);
+	CHECK_INT(r.n, 4);
+	CHECK_INT(r.st.tcp_midstream, 1);
+	if (r.n == 4) {
+		CHECK_STR(r.l[0].snd, "fd00::1");
+		CHECK_STR(r.l[0].rcv, "[fd00::2]:80");
+		CHECK_STR(r.l[3].op, "RET");
+	}
+}
+
+/* A response body with a hole the capture lost, then a second exchange. */
+static void t_tcp_gap(void)
+{
+	static struct cap_file f;
+	struct result r;
+	memset(&f, 0, sizeof f);
+	f.dlt = DLT_EN10MB;
+	struct ep c = ep4(1, 40000), s = ep4(2, 8080);
+	const char *req = "GET /a HTTP/1.1\r\n\r\n";
+	char body[3000];
+	memset(body, 'x', sizeof body);
+	int hl = snprintf(body, sizeof body, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", 3000);
+	memset(body + hl, 'x', sizeof body - (size_t)hl);
+	size_t total = (size_t)hl + 3000 - (size_t)hl; /* header + body = 3000 + hl - hl */
+	(void)total;
+	uint32_t cs = 1, ss = 1;
+	add(&f, 1000, c, s, 1, cs - 1, 0, 0x02, "", 0);
+	add(&f, 1001, s, c, 1, ss - 1, cs, 0x12, "", 0);
+	add(&f, 1002, c, s, 1, cs, ss, 0x10, "", 0);
+	add(&f, 1010, c, s, 1, cs, ss, 0x18, req, strlen(req));
+	cs += (uint32_t)strlen(req);
+	/* The response is hl header bytes + 3000 body bytes, sent in 1000-byte
+	 * pieces; the second piece is lost. */
+	static char resp[4000];
+	memcpy(resp, body, (size_t)hl);
+	memset(resp + hl, 'x', 3000);
+	size_t rl = (size_t)hl + 3000;
+	for (size_t off = 0, i = 0; off < rl; off += 1000, i++) {
+		size_t n = rl - off < 1000 ? rl - off : 1000;
+		if (i != 1)
+			add(&f, 1020 + (int64_t)i, s, c, 1, ss + (uint32_t)off, cs, 0x18, resp + off, n);
+	}
+	ss += (uint32_t)rl;
+	/* well after the hole tolerance */
+	add(&f, 2000, c, s, 1, cs, ss, 0x18, req, strlen(req));
+	cs += (uint32_t)strlen(req);
+	add(&f, 2010, s, c, 1, ss, cs, 0x18, "HTTP/1.1 204 No Content\r\n\r\n", 27);
+	run1(&r, &f, NULL);
+	CHECK_INT(r.st.tcp_gaps, 1);
+	CHECK_INT(r.st.tcp_gap_bytes, 1000);
+	CHECK_INT(count(&r, "CALL"), 2);
+	CHECK_INT(count(&r, "RET"), 2);
+	if (r.n == 4) {
+		CHECK_STR(r.l[1].id, "c1.1");
+		CHECK_STR(r.l[3].id, "c1.2");
+	}
+}
+
+/* Two segments swapped by the network: no gap, same records. */
+static void t_tcp_reorder(void)
+{
+	static struct cap_file f;
+	struct result r;
+	memset(&f, 0, sizeof f);
+	f.dlt = DLT_EN10MB;
+	http_conn(&f, ep4(1, 40000), ep4(2, 80), 1, 2000);
+	/* packets 4 and 5 are the two halves of the first response */
+	struct pkt t = f.p[4];
+	f.p[4] = f.p[5];
+	f.p[5] = t;
+	f.p[4].ts_ns = 2020 * 1000000;
+	f.p[5].ts_ns = 2021 * 1000000;
+	run1(&r, &f, NULL);
+	CHECK_INT(r.st.tcp_gaps, 0);
+	CHECK_INT(r.st.tcp_reordered, 1);
+	CHECK_INT(r.n, 4);
+	if (r.n == 4)
+		CHECK_STR(r.l[1].op, "RET");
+}
+
+/* Two files merged in time order; names from a hosts file. */
+static void t_merge_and_names(void)
+{
+	static struct cap_file a, b;
+	struct result r;
+	char pa[80], pb[80], pn[80];
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	a.dlt = DLT_EN10MB;
+	b.dlt = DLT_RAW;
+	struct ep c = ep4(1, 33000), s = ep4(2, 53), c2 = ep4(3, 33001);
+	add(&a, 1000, c, s, 0, 0, 0, 0, dns_q, sizeof dns_q);
+	add(&a, 3000, s, c, 0, 0, 0, 0, dns_r, sizeof dns_r);
+	add(&b, 2000, c2, s, 0, 0, 0, 0, dns_q, sizeof dns_q);
+	add(&b, 4000, s, c2, 0, 0, 0, 0, dns_r, sizeof dns_r);
+	snprintf(pa, sizeof pa, "/tmp/bb_test_capture_a_%d.pcap", (int)getpid());
+	snprintf(pb, sizeof pb, "/tmp/bb_test_capture_b_%d.pcap", (int)getpid());
+	snprintf(pn, sizeof pn, "/tmp/bb_test_capture_n_%d.hosts", (int)getpid());
+	write_pcap(&a, pa);
+	write_pcap(&b, pb);
+	FILE *h = fopen(pn, "w");
+	fprintf(h, "# test\n10.0.0.2 resolver alias\n10.0.0.3\tclient3\n");
+	fclose(h);
+	struct bb_cap_opts o;
+	memset(&o, 0, sizeof o);
+	o.names_file = pn;
+	const char *files[2] = {pa, pb};
+	run(&r, files, 2, &o);
+	CHECK_INT(r.n, 4);
+	if (r.n == 4) {
+		CHECK_STR(r.l[0].ts, "1.000000000");
+		CHECK_STR(r.l[1].ts, "2.000000000");
+		CHECK_STR(r.l[1].snd, "client3");
+		CHECK_STR(r.l[1].rcv, "resolver");
+		CHECK_STR(r.l[2].ts, "3.000000000");
+		CHECK_STR(r.l[3].ts, "4.000000000");
+	}
+	unlink(pa);
+	unlink(pb);
+	unlink(pn);
+}
+
+static void t_decode_as(void)
+{
+	static struct cap_file f;
+	struct result r;
+	struct bb_err err;
+	memset(&f, 0, sizeof f);
+	f.dlt = DLT_EN10MB;
+	/* DNS on port 5000 with garbage: generic by default, dns with --decode-as */
+	struct ep c = ep4(1, 33000), s = ep4(2, 5000);
+	add(&f, 1000, c, s, 0, 0, 0, 0, dns_r, sizeof dns_r);
+	add(&f, 1001, s, c, 0, 0, 0, 0, dns_r, sizeof dns_r);
+	run1(&r, &f, NULL);
+	CHECK_INT(r.n, 2);
+	if (r.n == 2)
+		CHECK_HAS(r.l[0].rest, "proto=generic");
+	struct bb_cap_opts o;
+	memset(&o, 0, sizeof o);
+	CHECK_INT(bb_dec_sel_decode_as(&o.sel, "5000=dns", &err), 0);
+	run1(&r, &f, &o);
+	CHECK_INT(count(&r, "RET"), 2);
+	memset(&o, 0, sizeof o);
+	CHECK_INT(bb_dec_sel_disable(&o.sel, "generic", &err), 0);
+	run1(&r, &f, &o);
+	CHECK_INT(r.n, 0);
+}
+
+/* Tens of thousands of connections open at once: every one followed; with a
+ * small table, the evictions are counted. */
+static void many_conns(int nconn, unsigned max_streams, struct result *r)
+{
+	static struct cap_file f;
+	char path[80];
+	snprintf(path, sizeof path, "/tmp/bb_test_capture_many_%d.pcap", (int)getpid());
+	pcap_t *d = pcap_open_dead_with_tstamp_precision(DLT_RAW, 65535, PCAP_TSTAMP_PRECISION_NANO);
+	pcap_dumper_t *w = pcap_dump_open(d, path);
+	const char *req = "GET / HTTP/1.1\r\n\r\n";
+	const char *rep = "HTTP/1.1 204 No Content\r\n\r\n";
+	/* phase 0: handshakes, 1: requests, 2: responses; all open together */
+	for (int phase = 0; phase < 3; phase++) {
+		for (int i = 0; i < nconn; i++) {
+			struct ep c = ep4((uint8_t)(1 + i / 60000), (uint16_t)(1024 + i % 60000));
+			struct ep s = ep4(250, 80);
+			c.a[2] = (uint8_t)(i % 200);
+			f.n = 0;
+			f.dlt = DLT_RAW;
+			int64_t t = 1000 + phase * 1000 + i / 100;
+			if (phase == 0) {
+				add(&f, t, c, s, 1, 99, 0, 0x02, "", 0);
+				add(&f, t, s, c, 1, 499, 100, 0x12, "", 0);
+				add(&f, t, c, s, 1, 100, 500, 0x10, "", 0);
+			} else if (phase == 1) {
+				add(&f, t, c, s, 1, 100, 500, 0x18, req, strlen(req));
+			} else {
+				add(&f, t, s, c, 1, 500, 100 + (uint32_t)strlen(req), 0x18, rep, strlen(rep));
+			}
+			for (int k = 0; k < f.n; k++) {
+				struct pcap_pkthdr h;
+				h.ts.tv_sec = (time_t)(f.p[k].ts_ns / 1000000000);
+				h.ts.tv_usec = (suseconds_t)(f.p[k].ts_ns % 1000000000);
+				h.caplen = h.len = (bpf_u_int32)f.p[k].n;
+				pcap_dump((u_char *)w, &h, f.p[k].b);
+			}
+		}
+	}
+	pcap_dump_close(w);
+	pcap_close(d);
+	struct bb_cap_opts o;
+	memset(&o, 0, sizeof o);
+	o.max_streams = max_streams;
+	const char *files[1] = {path};
+	run(r, files, 1, &o);
+	unlink(path);
+}
+
+static void t_many_connections(void)
+{
+	struct result r;
+	many_conns(40000, 0, &r);
+	CHECK_INT(r.st.tcp_streams, 40000);
+	CHECK_INT(r.st.tcp_evicted, 0);
+	CHECK_INT(r.st.tcp_midstream, 0);
+	CHECK_INT(r.st.messages, 80000);
+	/* 768 at once: the oldest are evicted (counted), and picked up again
+	 * mid-stream when their request comes. */
+	many_conns(3000, 1024, &r);
+	CHECK(r.st.tcp_evicted >= 3000 - 768);
+	CHECK(r.st.tcp_midstream > 0);
+	CHECK_INT(r.st.messages, 6000);
+}
+
+static const struct unit_test tests[] = {
+	{"link_types", t_link_types},
+	{"ipv4_fragments", t_ipv4_fragments},
+	{"tcp_handshake_and_times", t_tcp_handshake_and_times},
+	{"tcp_midstream_ipv6_sll2", t_tcp_midstream_ipv6_sll2},
+	{"tcp_gap", t_tcp_gap},
+	{"tcp_reorder", t_tcp_reorder},
+	{"merge_and_names", t_merge_and_names},
+	{"decode_as", t_decode_as},
+	{"many_connections", t_many_connections},
+};
+
+UNIT_MAIN(tests)
