@@ -35,6 +35,10 @@ static void usage(FILE *out)
 	        "  -s, --smooth SIGMA        Gaussian smoothing of the scoreboard, in bins\n"
 	        "      --score KIND          compare 'density' (mass per unit delay, default)\n"
 	        "                            or the paper's raw bin 'mass'\n"
+	        "      --scoreboard KIND     delay histograms per 'edge' B->C, per 'caller'\n"
+	        "                            A->B->C scaled by A->B's calls, or per A->B->C as in\n"
+	        "                            the 'paper'; 'auto' (default): edge, or paper with\n"
+	        "                            a skew window\n"
 	        "  -w, --skew-window SECONDS loosen nesting comparisons by this much (0.03, 30ms)\n"
 	        "  -b, --bin-range MIN,MAX   histogram range (default 1us,2h)\n"
 	        "      --bin-base B          ratio between bin edges (default 1.05)\n"
@@ -200,6 +204,7 @@ enum {
 	OPT_NO_BINS,
 	OPT_BIN_BASE,
 	OPT_SCORE,
+	OPT_SCOREBOARD,
 	OPT_TIMEOUT,
 	OPT_ORACLE,
 	OPT_TRUTH,
@@ -224,6 +229,7 @@ static const struct option longopts[] = {
 	{"bin-range", required_argument, NULL, 'b'},
 	{"bin-base", required_argument, NULL, OPT_BIN_BASE},
 	{"score", required_argument, NULL, OPT_SCORE},
+	{"scoreboard", required_argument, NULL, OPT_SCOREBOARD},
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"oracle", no_argument, NULL, OPT_ORACLE},
 	{"truth", no_argument, NULL, OPT_TRUTH},
@@ -333,6 +339,19 @@ int main(int argc, char **argv)
 			else
 				return usage_error("--score: expected 'density' or 'mass', not '%s'",
 				                   optarg);
+			break;
+		case OPT_SCOREBOARD:
+			if (strcmp(optarg, "auto") == 0)
+				p.scoreboard = BB_NEST_SB_AUTO;
+			else if (strcmp(optarg, "edge") == 0)
+				p.scoreboard = BB_NEST_SB_EDGE;
+			else if (strcmp(optarg, "caller") == 0)
+				p.scoreboard = BB_NEST_SB_CALLER;
+			else if (strcmp(optarg, "paper") == 0)
+				p.scoreboard = BB_NEST_SB_PAPER;
+			else
+				return usage_error("--scoreboard: expected 'auto', 'edge', 'caller' or "
+				                   "'paper', not '%s'", optarg);
 			break;
 		case OPT_TIMEOUT:
 			if (bb_duration_parse(optarg, &p.open_timeout_ns) != 0)

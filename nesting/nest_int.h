@@ -95,9 +95,19 @@ struct mrec {
 
 /* ---- the scoreboard (nest_score.c) ----------------------------------------- */
 
+/* The caller A of a pooled (EDGE) histogram (B, C). */
+#define NEST_ANY UINT32_MAX
+
 struct triple {
 	uint32_t a, b, c;
-	double *h; /* bins.n values */
+	double *h;   /* 2 * bins.n values */
+	double norm; /* CALLER: 1 / (A->B call pairs), else 1 (see nest_triple_norms) */
+};
+
+/* Call pairs per edge (A, B): a = UINT32_MAX marks an empty slot. */
+struct pairc {
+	uint32_t a, b;
+	uint64_t n;
 };
 
 /* ---- patterns (nest_paths.c) ------------------------------------------------- */
@@ -170,6 +180,8 @@ struct bb_nest {
 	size_t ntri, captri;
 	uint32_t *tidx;           /* open addressing: index+1, 0 empty */
 	double *binw;             /* per-bin score factor (density or 1) */
+	struct pairc *pc;         /* call pairs per (from, to), open addressing */
+	size_t npc, pccap;
 	double pen[3][NEST_PEN_TAB]; /* penalty factors x, y, z for small counts */
 	size_t tcap;
 
@@ -206,6 +218,8 @@ uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri);
 /* nest_score.c */
 struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create);
 void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
+void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b);
+void nest_triple_norms(struct bb_nest *n);
 void nest_smooth(struct bb_nest *n);
 void nest_bin_weights(struct bb_nest *n);
 void nest_penalty_tables(struct bb_nest *n);

@@ -22,6 +22,7 @@ void bb_nest_params_init(struct bb_nest_params *p)
 	p->open_timeout_ns = INT64_C(3600) * BB_NS_PER_S;
 	p->rank = BB_NEST_RANK_LATENCY;
 	p->score_density = 1;
+	p->scoreboard = BB_NEST_SB_AUTO;
 	p->bins_in_output = 1;
 	p->memory_bytes = BB_NEST_MEMORY_DEFAULT;
 }
@@ -49,6 +50,11 @@ int bb_nest_params_check(const struct bb_nest_params *p, struct bb_err *err)
 		bb_err_set(err, "penalties must be in [0, 100]");
 		return BB_ERR_ARG;
 	}
+	if (p->scoreboard != BB_NEST_SB_AUTO && p->scoreboard != BB_NEST_SB_EDGE &&
+	    p->scoreboard != BB_NEST_SB_CALLER && p->scoreboard != BB_NEST_SB_PAPER) {
+		bb_err_set(err, "unknown scoreboard kind");
+		return BB_ERR_ARG;
+	}
 	if (p->skew_window_ns < 0 || p->open_timeout_ns < 0) {
 		bb_err_set(err, "skew window and timeout must not be negative");
 		return BB_ERR_ARG;
@@ -59,6 +65,8 @@ int bb_nest_params_check(const struct bb_nest_params *p, struct bb_err *err)
 /* Fills a zeroed n from its params and mode. */
 static void nest_init(struct bb_nest *n)
 {
+	if (n->p.scoreboard == BB_NEST_SB_AUTO)
+		n->p.scoreboard = n->p.skew_window_ns > 0 ? BB_NEST_SB_PAPER : BB_NEST_SB_EDGE;
 	/* The oracle matches parents by path id, so a wide window cannot pair the
 	 * wrong calls; it only keeps clock skew from breaking the true trees. */
 	if (n->mode == BB_NEST_ORACLE && n->p.skew_window_ns < BB_NEST_ORACLE_WINDOW_NS)
@@ -87,6 +95,7 @@ static void nest_clear(struct bb_nest *n)
 	free(n->rpath);
 	bb_intern_free(n->paths);
 	free(n->binw);
+	free(n->pc);
 	free(n->htab);
 	free(n->into);
 	free(n->rmap);
@@ -334,8 +343,10 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 		o.window = 0;
 		rc = one_pass(n, 1, fp, buf, len, name, ro, err);
 	}
-	if (rc >= 0 && n->mode == BB_NEST_INFER)
+	if (rc >= 0 && n->mode == BB_NEST_INFER) {
+		nest_triple_norms(n);
 		nest_smooth(n);
+	}
 	if (rc >= 0 && n->recording) {
 		if (m.p) {
 			munmap(m.p, m.len);
@@ -400,6 +411,8 @@ static struct bb_vval *params_vval(const struct bb_nest *n)
 	bb_vval_set_int(o, "bins", n->bins.n);
 	bb_vval_set_num(o, "smooth_sigma", p->smooth_sigma);
 	bb_vval_set_str(o, "score", p->score_density ? "density" : "mass");
+	static const char *const sb[] = {"auto", "edge", "caller", "paper"};
+	bb_vval_set_str(o, "scoreboard", (unsigned)p->scoreboard < 4 ? sb[p->scoreboard] : "?");
 	struct bb_vval *pen = bb_vval_set(o, "penalty", bb_vval_array());
 	bb_vval_push(pen, bb_vval_num(p->penalty_x));
 	bb_vval_push(pen, bb_vval_num(p->penalty_y));

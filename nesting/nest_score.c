@@ -64,6 +64,7 @@ struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c
 	x->b = b;
 	x->c = c;
 	x->h = bb_xcalloc(2 * (size_t)n->bins.n, sizeof(*x->h));
+	x->norm = 1;
 	n->tidx[k] = (uint32_t)n->ntri;
 	n->st.triples = n->ntri;
 	if (2 * n->ntri > n->tcap)
@@ -71,13 +72,87 @@ struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c
 	return x;
 }
 
+static void pc_grow(struct bb_nest *n)
+{
+	size_t cap = n->pccap ? 2 * n->pccap : 64;
+	struct pairc *t = bb_xmalloc(cap * sizeof(*t));
+	for (size_t i = 0; i < cap; i++)
+		t[i].a = UINT32_MAX;
+	for (size_t i = 0; i < n->pccap; i++) {
+		if (n->pc[i].a == UINT32_MAX)
+			continue;
+		size_t k = triple_hash(n->pc[i].a, n->pc[i].b, 0) & (cap - 1);
+		while (t[k].a != UINT32_MAX)
+			k = (k + 1) & (cap - 1);
+		t[k] = n->pc[i];
+	}
+	free(n->pc);
+	n->pc = t;
+	n->pccap = cap;
+}
+
+static struct pairc *pc_find(struct bb_nest *n, uint32_t a, uint32_t b, int create)
+{
+	if (!n->pccap) {
+		if (!create)
+			return NULL;
+		pc_grow(n);
+	}
+	size_t k = triple_hash(a, b, 0) & (n->pccap - 1);
+	for (; n->pc[k].a != UINT32_MAX; k = (k + 1) & (n->pccap - 1))
+		if (n->pc[k].a == a && n->pc[k].b == b)
+			return &n->pc[k];
+	if (!create)
+		return NULL;
+	if (2 * (n->npc + 1) > n->pccap) {
+		pc_grow(n);
+		return pc_find(n, a, b, create);
+	}
+	n->npc++;
+	n->pc[k].a = a;
+	n->pc[k].b = b;
+	n->pc[k].n = 0;
+	return &n->pc[k];
+}
+
+/* Pass 1: one more A->B call pair. */
+void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b)
+{
+	pc_find(n, a, b, 1)->n++;
+}
+
+/* After pass 1: each histogram (A, B, C) is scaled by 1 / (A->B call pairs).
+ * A histogram holds about N(A->B) x P(C | A->B) x f(delay), plus the wrong
+ * candidates' share, which also grows with N(A->B); a candidate is one A->B
+ * call, so its chance of being the parent is P(C | A->B) x f(delay), the
+ * histogram over N(A->B). Unscaled, a parent edge that is a little more
+ * common (client1 -> WS2 against client4 -> WS2) wins every close call, and
+ * at high parallelism that rich-get-richer drift moves whole percents of
+ * the instances from rarer true patterns to commoner ones, which reorders
+ * near-tied patterns (figure 17). Only with --scoreboard caller; the
+ * per-edge scoreboard has one histogram for all candidates of a child. */
+void nest_triple_norms(struct bb_nest *n)
+{
+	for (size_t i = 0; i < n->ntri; i++) {
+		struct triple *t = &n->tri[i];
+		struct pairc *c =
+		    n->p.scoreboard == BB_NEST_SB_CALLER ? pc_find(n, t->a, t->b, 0) : NULL;
+		t->norm = c && c->n ? 1.0 / (double)c->n : 1.0;
+	}
+}
+
 /* Each candidate parent gets 1/|candidates| at the delay between its call and
- * the child's (figure 4, lines 13-16). */
+ * the child's (figure 4, lines 13-16), in the histogram of (its caller, B, C),
+ * or with the per-edge scoreboard in the one histogram of (B, C). */
 void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand, size_t nc)
 {
 	double w = 1.0 / (double)nc;
+	struct triple *pool = NULL;
+	if (n->p.scoreboard == BB_NEST_SB_EDGE)
+		pool = nest_triple(n, NEST_ANY, child->from, child->to, 1);
 	for (size_t i = 0; i < nc; i++) {
-		struct triple *t = nest_triple(n, cand[i]->from, child->from, child->to, 1);
+		struct triple *t =
+		    pool ? pool : nest_triple(n, cand[i]->from, child->from, child->to, 1);
 		t->h[sb_bin(n, child->call_ts - cand[i]->call_ts)] += w;
 	}
 }
@@ -167,11 +242,14 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 	const struct bb_nest_params *p = &n->p;
 	struct call *best = NULL;
 	double best_score = -1;
+	int pooled = p->scoreboard == BB_NEST_SB_EDGE;
+	struct triple *pool = pooled ? nest_triple(n, NEST_ANY, child->from, child->to, 0) : NULL;
 	for (size_t i = 0; i < nc; i++) {
 		struct call *par = cand[i];
-		struct triple *t = nest_triple(n, par->from, child->from, child->to, 0);
+		struct triple *t =
+		    pooled ? pool : nest_triple(n, par->from, child->from, child->to, 0);
 		uint32_t bk = sb_bin(n, child->call_ts - par->call_ts);
-		double s = t ? t->h[bk] * n->binw[bk] : 0;
+		double s = t ? t->h[bk] * n->binw[bk] * t->norm : 0;
 		if (s > 0 && par->nchildren) {
 			uint32_t overlap = 0, same = 0;
 			for (struct call *ch = par->child; ch; ch = ch->sibling) {
@@ -198,6 +276,8 @@ double bb_nest_score(const struct bb_nest *n, const char *a, const char *b, cons
 	uint32_t ic = bb_intern_find(n->names, c, strlen(c));
 	if (ia == BB_NONE || ib == BB_NONE || ic == BB_NONE)
 		return 0;
+	if (n->p.scoreboard == BB_NEST_SB_EDGE)
+		ia = NEST_ANY;
 	struct triple *t = nest_triple((struct bb_nest *)(uintptr_t)n, ia, ib, ic, 0);
 	return t ? t->h[sb_bin(n, delta_ns)] : 0;
 }

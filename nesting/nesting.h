@@ -14,6 +14,19 @@
  * figure 11) or by instance count. */
 enum bb_nest_rank { BB_NEST_RANK_LATENCY = 0, BB_NEST_RANK_COUNT = 1 };
 
+/* What the scoreboard keeps a delay histogram per (docs/nesting.md):
+ * EDGE: per (B, C), all callers A of B pooled;
+ * CALLER: per (A, B, C), as the paper, each scaled by 1 / (A->B call pairs);
+ * PAPER: per (A, B, C), unscaled;
+ * AUTO, the default: EDGE, or PAPER with a skew window (the callers' clocks
+ * disagree, so each caller's delays need their own histogram). */
+enum bb_nest_scoreboard {
+	BB_NEST_SB_AUTO = 0,
+	BB_NEST_SB_EDGE = 1,
+	BB_NEST_SB_CALLER = 2,
+	BB_NEST_SB_PAPER = 3
+};
+
 /* How a child call gets its parent: inferred from the scoreboard (the nesting
  * algorithm), or read from the ground truth (`path=` attributes, the oracle). */
 enum bb_nest_mode { BB_NEST_INFER = 0, BB_NEST_ORACLE = 1 };
@@ -32,6 +45,7 @@ struct bb_nest_params {
 	size_t top;              /* keep the first N patterns; 0 = all */
 	uint64_t min_count;      /* drop patterns with fewer instances */
 	int score_density;       /* score = scoreboard mass / bin width (default); 0: raw mass */
+	enum bb_nest_scoreboard scoreboard; /* what a delay histogram is kept per */
 	int bins_in_output;      /* export histogram bins (JSON) */
 	size_t memory_bytes;     /* keep the trace's messages in memory for pass 2 up to
 	                            this (16 bytes a message); above it, or 0, pass 2
@@ -46,7 +60,7 @@ struct bb_nest_params {
 #define BB_NEST_ORACLE_WINDOW_NS INT64_C(100000000)
 
 /* Fills p with the defaults: bins 1 us .. 2 h in steps of 1.05, no smoothing,
- * penalties 2,0,0, density scores, no skew window, 1 h open-call timeout,
+ * penalties 2,0,0, density scores, scoreboard AUTO, no skew window, 1 h open-call timeout,
  * rank by latency. */
 void bb_nest_params_init(struct bb_nest_params *p);
 

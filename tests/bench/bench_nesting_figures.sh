@@ -49,15 +49,19 @@ case $f in
 	done
 	;;
 17)
-	echo "== Figure 17: top-N false negatives, multi-tier, about 200,000 messages, parallelism ~45"
+	echo "== Figure 17: top-N false negatives, multi-tier, about 200,000 messages, parallelism ~42"
+	mt "$cfg/multitier-par42.json" >"$tmp/m42.tr"
 	mt -d 13 "$cfg/table1-par-high.json" >"$tmp/p.tr"
-	nest --truth "$tmp/p.tr" >"$tmp/p.json"
-	nest --truth --score mass --penalty 2,2,2 "$tmp/p.tr" >"$tmp/p2.json"
-	for j in p p2; do
-		jq -r '"\(.params.score) \(.params.penalty): messages \(.stats.messages), mean parallelism \(.stats.mean_parallelism), patterns inferred \(.accuracy.patterns.inferred) true \(.accuracy.patterns.true), instance fp \(.accuracy.instances.fp) of \(.accuracy.instances.inferred)"' "$tmp/$j.json"
+	for t in m42 p; do
+		nest --truth "$tmp/$t.tr" >"$tmp/$t-d.json"
+		nest --truth --penalty 2,1,0 "$tmp/$t.tr" >"$tmp/$t-y.json"
+		nest --truth --scoreboard paper "$tmp/$t.tr" >"$tmp/$t-p.json"
+		for j in d y p; do
+			jq -r --arg t "$t" '"\($t): \(.params.scoreboard) \(.params.score) \(.params.penalty): messages \(.stats.messages), mean parallelism \(.stats.mean_parallelism), patterns inferred \(.accuracy.patterns.inferred) true \(.accuracy.patterns.true), instance fp \(.accuracy.instances.fp) of \(.accuracy.instances.inferred)"' "$tmp/$t-$j.json"
+		done
+		printf '%s\nN\tdefault: 0%%\t2%%\t6%%\t-p 2,1,0: 0%%\t2%%\t6%%\tpaper sb: 0%%\t2%%\t6%%\n' "$t"
+		jq -r --slurpfile b "$tmp/$t-y.json" --slurpfile c "$tmp/$t-p.json" '.accuracy.topn_fn as $t | $b[0].accuracy.topn_fn as $u | $c[0].accuracy.topn_fn as $v | range(0; 30) | "\(. + 1)\t\($t["0"][.])\t\($t["2"][.])\t\($t["6"][.])\t\($u["0"][.])\t\($u["2"][.])\t\($u["6"][.])\t\($v["0"][.])\t\($v["2"][.])\t\($v["6"][.])"' "$tmp/$t-d.json"
 	done
-	printf 'N\tdefault: 0%%\t2%%\t6%%\tmass 2,2,2: 0%%\t2%%\t6%%\n'
-	jq -r --slurpfile b "$tmp/p2.json" '.accuracy.topn_fn as $t | $b[0].accuracy.topn_fn as $u | range(0; 30) | "\(. + 1)\t\($t["0"][.])\t\($t["2"][.])\t\($t["6"][.])\t\($u["0"][.])\t\($u["2"][.])\t\($u["6"][.])"' "$tmp/p.json"
 	;;
 19)
 	echo "== Figure 19: path-instance FP rate (%) vs parallelism (x = instances per tracelet)"

@@ -21,6 +21,12 @@ grep -q '^usage: bbnest' help.out || no "-h does not print usage to stdout"
 [ "$(wc -l <err)" -eq 2 ] && grep -q "Try 'bbnest --help'" err || no "usage error: $(cat err)"
 "$nest" --frobnicate "$g/fig3.tr" >/dev/null 2>err; [ $? -eq 2 ] || no "unknown option not 2"
 "$nest" --rank sideways "$g/fig3.tr" >/dev/null 2>err; [ $? -eq 2 ] || no "bad --rank not 2"
+"$nest" --scoreboard diagonal "$g/fig3.tr" >/dev/null 2>err; [ $? -eq 2 ] || no "bad --scoreboard not 2"
+for sb in auto edge caller paper; do
+	"$nest" --json --no-bins --scoreboard $sb "$g/fig3.tr" >sb.out 2>err || no "--scoreboard $sb fails"
+	want=$sb; [ $sb = auto ] && want=edge
+	grep -q "\"scoreboard\":\"$want\"" sb.out || no "--scoreboard $sb: params do not say $want"
+done
 "$nest" a.tr b.tr >/dev/null 2>err; [ $? -eq 2 ] || no "two traces not 2"
 
 "$nest" no-such.tr >/dev/null 2>err; rc=$?

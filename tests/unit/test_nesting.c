@@ -706,6 +706,53 @@ static void test_params_check(void)
 	bb_nest_params_init(&p);
 	p.penalty_x = -1;
 	CHECK(bb_nest_params_check(&p, &err) < 0);
+	bb_nest_params_init(&p);
+	CHECK_INT(p.scoreboard, BB_NEST_SB_AUTO);
+	p.scoreboard = (enum bb_nest_scoreboard)7;
+	CHECK(bb_nest_params_check(&p, &err) < 0);
+}
+
+/* One B->C child, two candidate parents from different callers (A1 30 ms
+ * before it, A2 20 ms before): the per-edge scoreboard (the default without
+ * a skew window) keeps one histogram for B->C whatever the caller, the
+ * paper's one per caller. */
+static const char two_callers[] = "#bbtrace 1\n"
+                                  "0.000	CALL	A1	B	1\n"
+                                  "0.010	CALL	A2	B	2\n"
+                                  "0.030	CALL	B	C	3\n"
+                                  "0.035	RET	C	B	3\n"
+                                  "0.060	RET	B	A1	1\n"
+                                  "0.070	RET	B	A2	2\n";
+
+static void test_scoreboard_kinds(void)
+{
+	struct bb_nest_params p;
+	bb_nest_params_init(&p);
+	struct bb_nest *n = run(two_callers, &p, BB_NEST_INFER, NULL);
+	CHECK(fabs(bb_nest_score(n, "A1", "B", "C", 30 * MS) - 0.5) < 1e-9);
+	CHECK(fabs(bb_nest_score(n, "A2", "B", "C", 30 * MS) - 0.5) < 1e-9);
+	CHECK(fabs(bb_nest_score(n, "A1", "B", "C", 20 * MS) - 0.5) < 1e-9);
+	struct bb_nest_stats st;
+	bb_nest_get_stats(n, &st);
+	CHECK_INT(st.triples, 1);
+	bb_nest_free(n);
+	/* with a skew window, auto keeps one histogram per caller */
+	p.skew_window_ns = MS;
+	n = run(two_callers, &p, BB_NEST_INFER, NULL);
+	bb_nest_get_stats(n, &st);
+	CHECK_INT(st.triples, 2);
+	bb_nest_free(n);
+	p.skew_window_ns = 0;
+	for (int k = 0; k < 2; k++) {
+		p.scoreboard = k ? BB_NEST_SB_PAPER : BB_NEST_SB_CALLER;
+		n = run(two_callers, &p, BB_NEST_INFER, NULL);
+		CHECK(fabs(bb_nest_score(n, "A1", "B", "C", 30 * MS) - 0.5) < 1e-9);
+		CHECK(bb_nest_score(n, "A1", "B", "C", 20 * MS) == 0);
+		CHECK(fabs(bb_nest_score(n, "A2", "B", "C", 20 * MS) - 0.5) < 1e-9);
+		bb_nest_get_stats(n, &st);
+		CHECK_INT(st.triples, 2);
+		bb_nest_free(n);
+	}
 }
 
 static const struct unit_test tests[] = {
@@ -729,6 +776,7 @@ static const struct unit_test tests[] = {
 	{"rank_and_prune", test_rank_and_prune},
 	{"parse_error", test_parse_error},
 	{"params_check", test_params_check},
+	{"scoreboard_kinds", test_scoreboard_kinds},
 };
 
 UNIT_MAIN(tests)
