@@ -981,12 +981,17 @@ static int parse_root(struct ctx *c, json_t *root)
 			rc = fail(c, "expected a non-empty array of tracelets");
 		} else {
 			size_t n = json_array_size(v);
+			uint64_t total = 0;
 			cfg->tl = bb_xcalloc(n, sizeof(*cfg->tl));
 			for (size_t i = 0; i < n && !rc; i++) {
 				push_idx(c, i);
 				c->tl_msgs = c->tl_time = 0;
 				cfg->ntl = (uint32_t)(i + 1);
 				rc = parse_tracelet(c, json_array_get(v, i), &cfg->tl[i], &df);
+				total += rc ? 0 : cfg->tl[i].instances;
+				if (!rc && total > MT_MAX_INSTANCES)
+					rc = fail(c, "more than %u instances in all tracelets",
+					          MT_MAX_INSTANCES);
 				pop(c);
 			}
 		}

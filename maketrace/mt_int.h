@@ -68,6 +68,8 @@ struct bb_mt_config {
 #define MT_DEFAULT_START_NS (INT64_C(1000000000) * BB_NS_PER_S)
 #define MT_MAX_SECONDS 4e9       /* bound on start, duration, offsets (int64 ns headroom) */
 #define MT_MAX_DELAY_SECONDS 1e7 /* bound on a delay's mean and sd, and on think times */
-#define MT_MAX_INSTANCES 10000000u
+/* Instance slots all live at once (each holds its pending instance): bound
+ * them in all, not only per tracelet, so no small config exhausts memory. */
+#define MT_MAX_INSTANCES 100000u
 
 #endif

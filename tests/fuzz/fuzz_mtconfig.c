@@ -25,7 +25,8 @@ static void check_output(const char *buf, size_t len, const struct bb_mt_summary
 	struct bb_err err;
 	struct bb_reader *r = bb_reader_mem(buf, len, "<maketrace>", NULL, &err);
 	if (!r) {
-		fprintf(stderr, "fuzz_mtconfig: generated trace does not open: %s\n", err.msg);
+		fprintf(stderr, "fuzz_mtconfig: error: generated trace does not open: %s\n",
+		        err.msg);
 		abort();
 	}
 	struct bb_rec rec;
@@ -35,9 +36,11 @@ static void check_output(const char *buf, size_t len, const struct bb_mt_summary
 		n++;
 	bb_reader_free(r);
 	if (rc != 0 || n != s->written) {
-		fprintf(stderr, "fuzz_mtconfig: generated trace reads back %llu records, summary says "
-		        "%llu (%d: %s)\n", (unsigned long long)n, (unsigned long long)s->written, rc,
-		        rc ? err.msg : "");
+		fprintf(
+		    stderr,
+		    "fuzz_mtconfig: error: generated trace reads back %llu records, summary says "
+		    "%llu (%d: %s)\n",
+		    (unsigned long long)n, (unsigned long long)s->written, rc, rc ? err.msg : "");
 		abort();
 	}
 }

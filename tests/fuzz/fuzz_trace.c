@@ -70,7 +70,8 @@ static void one_pass(const uint8_t *data, size_t size, int lenient)
 			r = bb_reader_fopen(fp, "<fuzz>", &ro, &err);
 			fclose(fp);
 			if (r) {
-				fprintf(stderr, "fuzz_trace: stdio opened what memory did not\n");
+				fprintf(stderr,
+				        "fuzz_trace: error: stdio opened what memory did not\n");
 				abort();
 			}
 		}
@@ -88,8 +89,10 @@ static void one_pass(const uint8_t *data, size_t size, int lenient)
 	if (fp) {
 		r = bb_reader_fopen(fp, "<fuzz>", &ro, &err);
 		if (!r) {
-			fprintf(stderr, "fuzz_trace: the memory reader opened it, stdio did not: %s\n",
-			        err.msg);
+			fprintf(
+			    stderr,
+			    "fuzz_trace: error: the memory reader opened it, stdio did not: %s\n",
+			    err.msg);
 			abort();
 		}
 		int rc_fp = copy_through(r, &c, &err);
@@ -100,10 +103,13 @@ static void one_pass(const uint8_t *data, size_t size, int lenient)
 		if (rc_fp != rc_mem || c.len != a.len || memcmp(c.buf, a.buf, a.len) != 0 ||
 		    st_fp.records != st_mem.records || st_fp.skipped != st_mem.skipped ||
 		    st_fp.lines != st_mem.lines) {
-			fprintf(stderr, "fuzz_trace: stdio and memory readers differ (rc %d/%d, "
-			        "records %llu/%llu, skipped %llu/%llu)\n", rc_fp, rc_mem,
-			        (unsigned long long)st_fp.records, (unsigned long long)st_mem.records,
-			        (unsigned long long)st_fp.skipped, (unsigned long long)st_mem.skipped);
+			fprintf(stderr,
+			        "fuzz_trace: error: stdio and memory readers differ (rc %d/%d, "
+			        "records %llu/%llu, skipped %llu/%llu)\n",
+			        rc_fp, rc_mem, (unsigned long long)st_fp.records,
+			        (unsigned long long)st_mem.records,
+			        (unsigned long long)st_fp.skipped,
+			        (unsigned long long)st_mem.skipped);
 			abort();
 		}
 		free(c.buf);
@@ -113,20 +119,22 @@ static void one_pass(const uint8_t *data, size_t size, int lenient)
 	struct bb_reader_opts strict = {0, 1, 0};
 	r = bb_reader_mem(a.buf, a.len, "<rewritten>", &strict, &err);
 	if (!r) {
-		fprintf(stderr, "fuzz_trace: rewritten trace does not open: %s\n", err.msg);
+		fprintf(stderr, "fuzz_trace: error: rewritten trace does not open: %s\n", err.msg);
 		abort();
 	}
 	int rc = copy_through(r, &b, &err);
 	bb_reader_free(r);
 	if (rc != 0 || b.records != a.records) {
-		fprintf(stderr, "fuzz_trace: rewritten trace reads back %llu of %llu records (%d: %s)\n",
-		        (unsigned long long)b.records, (unsigned long long)a.records, rc,
-		        rc ? err.msg : "");
+		fprintf(
+		    stderr,
+		    "fuzz_trace: error: rewritten trace reads back %llu of %llu records (%d: %s)\n",
+		    (unsigned long long)b.records, (unsigned long long)a.records, rc,
+		    rc ? err.msg : "");
 		abort();
 	}
 	/* ... and is a fixed point of read-then-write. */
 	if (a.len != b.len || memcmp(a.buf, b.buf, a.len) != 0) {
-		fprintf(stderr, "fuzz_trace: rewriting the canonical form changed it\n");
+		fprintf(stderr, "fuzz_trace: error: rewriting the canonical form changed it\n");
 		abort();
 	}
 	free(a.buf);

@@ -8,6 +8,7 @@
  * build, so ctest replays each corpus and each regression input.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@ static int run_file(const char *path)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		perror(path);
+		fprintf(stderr, "replay: error: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	size_t cap = 4096, len = 0;
@@ -64,7 +65,7 @@ static int run_dir(const char *dir, unsigned long *count)
 {
 	DIR *d = opendir(dir);
 	if (!d) {
-		perror(dir);
+		fprintf(stderr, "replay: error: %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
 	char **names = NULL;
@@ -116,7 +117,7 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		struct stat sb;
 		if (stat(argv[i], &sb) != 0) {
-			perror(argv[i]);
+			fprintf(stderr, "replay: error: %s: %s\n", argv[i], strerror(errno));
 			rc = -1;
 		} else if (S_ISDIR(sb.st_mode)) {
 			if (run_dir(argv[i], &count) != 0)

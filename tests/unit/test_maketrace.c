@@ -252,6 +252,15 @@ static void test_config_negative_values(void)
 	e = config_error("{\"nodes\": [\"a\", \"b\"], \"duration\": 1, \"tracelets\": [\n"
 	                 " {\"name\": \"x\", \"node\": \"a\", \"instances\": 0, \"steps\": []}]}");
 	CHECK_HAS(e, "tracelets[0].instances: out of range");
+	/* Instance slots are live at once: bounded in all tracelets together, so
+	 * no small config can take gigabytes before writing a line. */
+	e = config_error("{\"nodes\": [\"a\", \"b\"], \"messages\": 10, \"tracelets\": [\n"
+	                 " {\"name\": \"x\", \"node\": \"a\", \"instances\": 10000000, \"steps\": []}]}");
+	CHECK_HAS(e, "tracelets[0].instances: out of range");
+	e = config_error("{\"nodes\": [\"a\", \"b\"], \"messages\": 10, \"tracelets\": [\n"
+	                 " {\"name\": \"x\", \"node\": \"a\", \"instances\": 60000, \"steps\": [{\"call\": \"b\", \"delay\": [0.01, 0], \"return\": [0.01, 0]}]},\n"
+	                 " {\"name\": \"y\", \"node\": \"a\", \"instances\": 60000, \"steps\": [{\"call\": \"b\", \"delay\": [0.01, 0], \"return\": [0.01, 0]}]}]}");
+	CHECK_HAS(e, "tracelets[1]: more than 100000 instances in all tracelets");
 	e = config_error("{\"nodes\": [\"a\", \"b\"], \"duration\": 1, \"loss\": {\"probability\": 2},\n"
 	                 " \"tracelets\": []}");
 	CHECK_HAS(e, "loss.probability: out of range");
