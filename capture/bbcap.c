@@ -441,7 +441,9 @@ int main(int argc, char **argv)
 	char capline[CAPTURE_LINE_WIDTH + 1];
 	int regular = 0;
 	struct stat sb;
-	if (strcmp(out, "-") != 0 && stat(out, &sb) == 0 && S_ISREG(sb.st_mode))
+	/* access(): after -Z the file, opened as root, may not be ours to reopen. */
+	if (strcmp(out, "-") != 0 && stat(out, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    access(out, R_OK | W_OK) == 0)
 		regular = 1;
 	bb_writer_meta(w, src, NULL);
 	if (regular) {
@@ -468,19 +470,22 @@ int main(int argc, char **argv)
 	if (tc.shown)
 		fputc('\n', stderr);
 	if (run_rc < 0) {
-		/* A damaged file ends the read there; what came before stands. */
-		fprintf(stderr, "bbcap: warning: %s\n", err.msg);
+		/* A damaged file ends the read there; what came before stands. A
+		 * failing interface is an error (exit 1), said as one. */
+		fprintf(stderr, "bbcap: %s: %s\n", iface ? "error" : "warning", err.msg);
 	}
 	int fin_rc = bb_cap_finish(c, &err);
 	bb_cap_summary(c, capline, sizeof capline);
 	if (!regular)
 		bb_writer_meta(w, capline, NULL); /* a pipe cannot be rewritten: at the end */
-	if (fin_rc < 0 || bb_writer_close(w, &err) < 0) {
-		w = NULL;
+	/* Close even when finishing failed, so the writer is freed; the first
+	 * error is the one reported. */
+	int close_rc = bb_writer_close(w, fin_rc < 0 ? NULL : &err);
+	w = NULL;
+	if (fin_rc < 0 || close_rc < 0) {
 		fprintf(stderr, "bbcap: error: %s\n", err.msg);
 		goto done;
 	}
-	w = NULL;
 	if (regular && rewrite_capture(out, capline, &err) < 0) {
 		fprintf(stderr, "bbcap: error: %s\n", err.msg);
 		goto done;

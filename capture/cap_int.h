@@ -91,6 +91,7 @@ struct cap_src {
 	struct pcap_pkthdr *h;      /* current packet (offline merge) */
 	const u_char *data;
 	int done;
+	uint64_t nread;             /* records read from this file so far */
 };
 
 struct cap_name {

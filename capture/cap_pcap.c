@@ -250,12 +250,16 @@ static void live_cb(u_char *arg, const struct pcap_pkthdr *h, const u_char *data
 static int next_of(struct cap_src *s, struct bb_err *err)
 {
 	int rc = pcap_next_ex(s->p, &s->h, &s->data);
-	if (rc == 1)
+	if (rc == 1) {
+		s->nread++;
 		return 0;
+	}
 	s->done = 1;
 	if (rc == PCAP_ERROR) {
-		/* A truncated last record is common in real captures: stop there. */
-		bb_err_set(err, "%s: %s", s->name, pcap_geterr(s->p));
+		/* A truncated last record is common in real captures: stop there,
+		 * and say where, so the user knows what the trace covers. */
+		bb_err_set(err, "%s: stopped after packet %llu: %s", s->name,
+		           (unsigned long long)s->nread, pcap_geterr(s->p));
 		return -1;
 	}
 	return 0;

@@ -301,6 +301,15 @@ int main(int argc, char **argv)
 		status = 2;
 	}
 	if (!status) {
+		/* a cut graph is partial output: say so, like skipped lines */
+		struct bb_conv_stats cst;
+		bb_conv_get_stats(conv, &cst);
+		if (cst.truncated)
+			fprintf(stderr,
+			        PROG ": warning: graph cut at %zu vertices (--max-vertices)\n",
+			        p.max_vertices);
+	}
+	if (!status) {
 		FILE *out = stdout;
 		if (outpath && !(out = fopen(outpath, "w"))) {
 			fprintf(stderr, PROG ": error: %s: %s\n", outpath, strerror(errno));
@@ -311,11 +320,13 @@ int main(int argc, char **argv)
 			          : format == 2 ? bb_viz_graph_text(out, g, &err)
 			                        : bb_viz_graph_dot(out, g, &err);
 			if (outpath && fclose(out) != 0 && wrc == 0) {
-				bb_err_set(&err, "%s: %s", outpath, strerror(errno));
+				bb_err_set(&err, "write error: %s", strerror(errno));
 				wrc = BB_ERR_IO;
 			}
 			if (wrc != 0) {
-				fprintf(stderr, PROG ": error: %s\n", err.msg);
+				/* name the output, as the other commands do */
+				fprintf(stderr, PROG ": error: %s: %s\n",
+				        outpath ? outpath : "<stdout>", err.msg);
 				status = 1;
 			}
 		}

@@ -455,6 +455,21 @@ static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv,
 		suppress_derived(c, x);
 }
 
+/* A destination of a root and how many messages the root sends it. */
+struct dest_count {
+	uint64_t n;
+	uint32_t node;
+};
+
+/* qsort order: more messages first, then the lower node index (first seen). */
+static int cmp_dest_count(const void *pa, const void *pb)
+{
+	const struct dest_count *a = pa, *b = pb;
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	return (a->node > b->node) - (a->node < b->node);
+}
+
 int conv_search(struct bb_conv *c, struct bb_err *err)
 {
 	size_t nn = c->nnodes;
@@ -482,23 +497,32 @@ int conv_search(struct bb_conv *c, struct bb_err *err)
 	ps.to = bb_xmalloc((c->p.max_depth + 2) * sizeof(*ps.to));
 	ps.n = 0;
 	uint64_t *cnt = bb_xcalloc(nn ? nn : 1, sizeof(*cnt));
+	struct dest_count *dst = bb_xmalloc((nn ? nn : 1) * sizeof(*dst));
 	for (size_t r = 0; r < nroots; r++) {
 		uint32_t i = roots[r];
 		const struct conv_node *ni = &c->nodes[i];
+		if (c->nverts >= c->p.max_vertices) {
+			c->st.truncated++; /* roots count against the limit too */
+			break;
+		}
 		uint32_t xi = new_vert(c, i, BB_NONE, 0);
-		memset(cnt, 0, nn * sizeof(*cnt));
-		for (size_t m = 0; m < ni->nout; m++)
-			cnt[c->msgs[ni->out[m]].receiver]++;
+		/* Count only the receivers this root sends to: scanning every node
+		 * per root is quadratic in the number of nodes. */
+		size_t nd = 0;
+		for (size_t m = 0; m < ni->nout; m++) {
+			uint32_t rv = c->msgs[ni->out[m]].receiver;
+			if (!cnt[rv]++)
+				dst[nd++].node = rv;
+		}
+		for (size_t d = 0; d < nd; d++) {
+			dst[d].n = cnt[dst[d].node];
+			cnt[dst[d].node] = 0;
+		}
 		/* destinations in order of message count, then first sight */
-		for (;;) {
-			uint32_t best = BB_NONE;
-			for (uint32_t j = 0; j < nn; j++)
-				if (cnt[j] && (best == BB_NONE || cnt[j] > cnt[best]))
-					best = j;
-			if (best == BB_NONE)
-				break;
-			uint64_t n = cnt[best];
-			cnt[best] = 0;
+		qsort(dst, nd, sizeof(*dst), cmp_dest_count);
+		for (size_t d = 0; d < nd; d++) {
+			uint32_t best = dst[d].node;
+			uint64_t n = dst[d].n;
 			if (n < c->p.min_count || n == 0)
 				continue;
 			if (c->nverts >= c->p.max_vertices) {
@@ -519,6 +543,7 @@ int conv_search(struct bb_conv *c, struct bb_err *err)
 			free(V);
 		}
 	}
+	free(dst);
 	free(cnt);
 	free(ps.from);
 	free(ps.to);

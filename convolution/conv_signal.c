@@ -29,7 +29,7 @@ void conv_sig_free(struct conv_sig *s)
 void conv_sig_push(struct conv_sig *s, int64_t q, double w)
 {
 	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
+		s->cap = s->cap ? 2 * s->cap : 4; /* most nodes send few messages */
 		s->q = bb_xrealloc(s->q, s->cap * sizeof(*s->q));
 		s->w = bb_xrealloc(s->w, s->cap * sizeof(*s->w));
 	}

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "viz/viz.h"
+#include "viz/viz_int.h"
 
 /* Three significant digits in the largest unit that keeps the value >= 1. */
 static size_t fmt_ns(int64_t ns, char *buf, const char *micro)
@@ -49,6 +49,54 @@ char *bb_viz_escape_text(const char *s)
 			}
 		} else {
 			*o++ = (char)*p;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+	if (s[0] < 0x80)
+		return 1;
+	else if ((s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2)
+		n = 2;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3;
+	else if ((s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* A node name as literal text inside a dot label: cgraph quotes the string,
+ * but dot still reads escapes (\n, \N, \G ...) in labels, so backslashes are
+ * doubled; control bytes and invalid UTF-8 (which would make dot fail) are
+ * written as \xNN. Caller frees. */
+char *bb_viz_dot_label(const char *s)
+{
+	size_t n = strlen(s);
+	char *out = bb_xmalloc(5 * n + 1), *o = out;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		size_t k = utf8_len(p);
+		if (*p == '\\') {
+			*o++ = '\\';
+			*o++ = '\\';
+			p++;
+		} else if (k == 0 || *p < 0x20 || *p == 0x7f) {
+			o += snprintf(o, 6, "\\\\x%02x", *p);
+			p++;
+		} else {
+			memcpy(o, p, k);
+			o += k;
+			p += k;
 		}
 	}
 	*o = '\0';

@@ -27,23 +27,6 @@ static void cat(char **b, size_t *n, size_t *cap, const char *s)
 	*n += len;
 }
 
-static char *dot_label_name(const char *name)
-{
-	size_t n = 0, cap = 0;
-	char *b = NULL;
-	char one[2] = {0, 0};
-	cat(&b, &n, &cap, "");
-	for (const char *p = name; *p; p++) {
-		if (*p == '\\') {
-			cat(&b, &n, &cap, "\\\\");
-		} else {
-			one[0] = *p;
-			cat(&b, &n, &cap, one);
-		}
-	}
-	return b;
-}
-
 static char *edge_label(const struct bb_vedge *e)
 {
 	size_t n = 0, cap = 0;
@@ -79,7 +62,7 @@ int bb_viz_graph_dot(FILE *out, const struct bb_vgraph *g, struct bb_err *err)
 	for (size_t i = 0; i < g->nvertices; i++) {
 		snprintf(id, sizeof(id), "v%" PRIu32, g->vertices[i].id);
 		nodes[i] = agnode(G, id, 1);
-		char *label = dot_label_name(g->vertices[i].node);
+		char *label = bb_viz_dot_label(g->vertices[i].node);
 		agsafeset(nodes[i], k_label, label, empty);
 		free(label);
 	}

@@ -22,4 +22,9 @@ json_t *bb_viz_stat_json(const struct bb_vstat *s);
 /* Dumps root to out as compact JSON with sorted keys and a newline; steals root. */
 int bb_viz_dump_json(FILE *out, json_t *root, struct bb_err *err);
 
+/* A name as literal text inside a dot label: backslashes doubled (dot reads
+ * escapes in labels), control bytes and invalid UTF-8 written as \xNN.
+ * Returns new, caller frees. */
+char *bb_viz_dot_label(const char *s);
+
 #endif

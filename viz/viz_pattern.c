@@ -20,54 +20,6 @@ const char *bb_viz_jansson_version(void)
 
 /* ---- dot ------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s, or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-	if (s[0] < 0x80)
-		return 1;
-	else if ((s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2)
-		n = 2;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3;
-	else if ((s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/* A node name as literal text inside a dot label: cgraph quotes the string,
- * but dot still reads escapes (\n, \N, \G ...) in labels, so backslashes are
- * doubled; control bytes and invalid UTF-8 (which would make dot fail) are
- * written as \xNN. Caller frees. */
-static char *dot_label_text(const char *s)
-{
-	size_t n = strlen(s);
-	char *out = bb_xmalloc(5 * n + 1), *o = out;
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		size_t k = utf8_len(p);
-		if (*p == '\\') {
-			*o++ = '\\';
-			*o++ = '\\';
-			p++;
-		} else if (k == 0 || *p < 0x20 || *p == 0x7f) {
-			o += snprintf(o, 6, "\\\\x%02x", *p);
-			p++;
-		} else {
-			memcpy(o, p, k);
-			o += k;
-			p += k;
-		}
-	}
-	*o = '\0';
-	return out;
-}
-
 /* cgraph 2.x takes char * for strings it only reads. */
 #define S(x) ((char *)(uintptr_t)(x))
 
@@ -81,7 +33,7 @@ static Agnode_t *dot_node(Agraph_t *sub, const struct bb_vnode *v, unsigned rank
 	char id[48], dur[BB_DUR_BUFSZ];
 	snprintf(id, sizeof(id), "p%un%u", rank, (*seq)++);
 	Agnode_t *nd = agnode(sub, id, 1);
-	char *name = dot_label_text(v->name);
+	char *name = bb_viz_dot_label(v->name);
 	size_t len = strlen(name) + BB_DUR_BUFSZ + 4;
 	char *label = bb_xmalloc(len);
 	if (v->latency.n) {
