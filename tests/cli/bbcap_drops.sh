@@ -12,30 +12,8 @@ PY=/usr/bin/python3
 [ -x $PY ] || PY=$(command -v python3) || { echo "skipped: python3 not installed" >&2; exit 77; }
 mkdir -p "$BB_TMP"
 T=$BB_TMP
-id=$$
-br=bbdr$((id % 10000))
-ns_c=bbd-c-$id
-ns_s=bbd-s-$id
-net=10.215.$((id % 200 + 20))
-pids=""
-cleanup() {
-	for p in $pids; do kill -CONT "$p" 2>/dev/null; kill "$p" 2>/dev/null; done
-	ip netns del "$ns_c" 2>/dev/null
-	ip netns del "$ns_s" 2>/dev/null
-	ip link del "$br" 2>/dev/null
-}
-trap cleanup EXIT INT TERM
-ip link add "$br" type bridge 2>"$T/iperr" || { echo "skipped: cannot create a bridge: $(cat "$T/iperr")" >&2; exit 77; }
-ip link set "$br" up
-n=1
-for ns in "$ns_c" "$ns_s"; do
-	ip netns add "$ns"
-	ip link add "v$n$br" type veth peer name eth0 netns "$ns"
-	ip link set "v$n$br" master "$br" up
-	ip -n "$ns" addr add "$net.$n/24" dev eth0
-	ip -n "$ns" link set eth0 up
-	n=$((n + 1))
-done
+. "$BB_SRC/tests/cli/netns.sh"
+rig_up dr 215
 cat >"$T/server.py" <<'PYEOF'
 import sys, http.server, socketserver
 class H(http.server.BaseHTTPRequestHandler):

@@ -15,36 +15,8 @@ PY=/usr/bin/python3
 [ -x $PY ] || PY=$(command -v python3) || { echo "skipped: python3 not installed" >&2; exit 77; }
 mkdir -p "$BB_TMP"
 T=$BB_TMP
-id=$$
-br=bbbr$((id % 10000))
-ns_c=bbc-c-$id
-ns_s=bbc-s-$id
-net=10.213.$((id % 200 + 20))
-net6=fd00:bb:$((id % 200 + 20))
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	ip netns del "$ns_c" 2>/dev/null
-	ip netns del "$ns_s" 2>/dev/null
-	ip link del "$br" 2>/dev/null
-}
-trap cleanup EXIT INT TERM
-if ! ip link add "$br" type bridge 2>"$T/iperr"; then
-	echo "skipped: cannot create a bridge: $(cat "$T/iperr")" >&2
-	exit 77
-fi
-ip link set "$br" up
-n=1
-for ns in "$ns_c" "$ns_s"; do
-	ip netns add "$ns"
-	ip link add "v$n$br" type veth peer name eth0 netns "$ns"
-	ip link set "v$n$br" master "$br" up
-	ip -n "$ns" addr add "$net.$n/24" dev eth0
-	ip -n "$ns" addr add "$net6::$n/64" dev eth0 nodad
-	ip -n "$ns" link set eth0 up
-	ip -n "$ns" link set lo up
-	n=$((n + 1))
-done
+. "$BB_SRC/tests/cli/netns.sh"
+rig_up br 213
 
 cat >"$T/server.py" <<'PYEOF'
 import sys, socket, http.server, socketserver

@@ -14,35 +14,14 @@ for t in ip nginx curl wrk; do
 done
 mkdir -p "$BB_TMP"
 T=$(cd "$BB_TMP" && pwd)
-id=$$
-br=bbng$((id % 10000))
-ns_c=bbn-c-$id
-ns_s=bbn-s-$id
-net=10.216.$((id % 200 + 20))
 conns=${BB_NGINX_CONNS:-10}
 secs=${BB_NGINX_SECS:-2}
 threads=${BB_NGINX_THREADS:-1}
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
+. "$BB_SRC/tests/cli/netns.sh"
+rig_extra_cleanup() {
 	[ -s "$T/nginx.pid" ] && kill "$(cat "$T/nginx.pid" 2>/dev/null)" 2>/dev/null
-	ip netns del "$ns_c" 2>/dev/null
-	ip netns del "$ns_s" 2>/dev/null
-	ip link del "$br" 2>/dev/null
 }
-trap cleanup EXIT INT TERM
-ip link add "$br" type bridge 2>"$T/iperr" || { echo "skipped: cannot create a bridge: $(cat "$T/iperr")" >&2; exit 77; }
-ip link set "$br" up
-n=1
-for ns in "$ns_c" "$ns_s"; do
-	ip netns add "$ns"
-	ip link add "v$n$br" type veth peer name eth0 netns "$ns"
-	ip link set "v$n$br" master "$br" up
-	ip -n "$ns" addr add "$net.$n/24" dev eth0
-	ip -n "$ns" link set eth0 up
-	ip -n "$ns" link set lo up
-	n=$((n + 1))
-done
+rig_up ng 216
 srv=$net.2
 mkdir -p "$T/www" "$T/tmp"
 head -c 2000 /dev/zero | tr '\0' x >"$T/www/index.html"

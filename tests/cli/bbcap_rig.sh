@@ -12,31 +12,8 @@ for t in ip tcpdump dnsmasq dig rpcbind rpcinfo; do
 done
 mkdir -p "$BB_TMP"
 T=$BB_TMP
-id=$$
-br=bbrg$((id % 10000))
-ns_c=bbr-c-$id
-ns_s=bbr-s-$id
-net=10.214.$((id % 200 + 20))
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	ip netns del "$ns_c" 2>/dev/null
-	ip netns del "$ns_s" 2>/dev/null
-	ip link del "$br" 2>/dev/null
-}
-trap cleanup EXIT INT TERM
-ip link add "$br" type bridge 2>"$T/iperr" || { echo "skipped: cannot create a bridge: $(cat "$T/iperr")" >&2; exit 77; }
-ip link set "$br" up
-n=1
-for ns in "$ns_c" "$ns_s"; do
-	ip netns add "$ns"
-	ip link add "v$n$br" type veth peer name eth0 netns "$ns"
-	ip link set "v$n$br" master "$br" up
-	ip -n "$ns" addr add "$net.$n/24" dev eth0
-	ip -n "$ns" link set eth0 up
-	ip -n "$ns" link set lo up
-	n=$((n + 1))
-done
+. "$BB_SRC/tests/cli/netns.sh"
+rig_up rg 214
 srv=$net.2
 
 ip netns exec "$ns_s" dnsmasq -k --no-resolv --no-hosts --listen-address="$srv" \
