@@ -1,14 +1,19 @@
 #!/bin/sh
 # install-deps.sh - install every Debian package bb needs to build, test and demo.
 # Idempotent: does nothing (and needs no network) when all are present.
-# The servers and clients (dnsmasq, rpcbind, nginx, dig, curl, wrk) are for the
-# tests that capture real traffic in network namespaces; tshark is their oracle.
+# The servers and clients (dnsmasq, rpcbind, nginx, redis, memcached, PostgreSQL,
+# MariaDB, slapd, samba and their clients, h2load, python3-grpcio and -thrift)
+# are for the tests that capture real traffic in network namespaces; tshark is
+# their oracle. apt's policy here keeps the servers from starting on install.
 set -eu
 
 PKGS="build-essential cmake pkg-config clang libclang-rt-14-dev
 libpcap-dev libnids-dev libfftw3-dev libgraphviz-dev graphviz libjansson-dev
 tcpdump
-iproute2 ethtool curl dnsmasq-base dnsutils rpcbind nginx-light wrk tshark bc"
+iproute2 ethtool curl dnsmasq-base dnsutils rpcbind nginx-light wrk tshark bc
+redis-server redis-tools memcached libmemcached-tools postgresql postgresql-contrib
+mariadb-server mariadb-client slapd ldap-utils samba smbclient nghttp2-client
+python3-grpcio python3-thrift"
 
 missing=""
 for p in $PKGS; do

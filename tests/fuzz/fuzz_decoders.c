@@ -1,6 +1,10 @@
 /* fuzz_decoders.c - libFuzzer target: every decoder on arbitrary bytes, split and gapped */
 /* SPDX-License-Identifier: MIT */
 /*
+ * Built with -DBB_FUZZ_DECODER="NAME" it fuzzes that decoder alone (the
+ * fuzz_dec_NAME targets of tests/fuzz/decoders.cmake) and byte 0 picks only
+ * the transport (odd: UDP).
+ *
  * Input: byte 0 picks the decoder and transport, byte 1 the split pattern; the
  * rest is the payload, fed as TCP (in both directions, in pieces, with a gap
  * in the middle) or as UDP datagrams. Without libFuzzer (BB_FUZZ off), main()
@@ -34,9 +38,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 2)
 		return 0;
+#ifdef BB_FUZZ_DECODER
+	/* One decoder per target (fuzz_dec_NAME): byte 0 picks only the transport. */
+	int di = bb_dec_find(BB_FUZZ_DECODER);
+	if (di < 0)
+		abort();
+	const struct bb_decoder *dec = bb_dec_at((size_t)di);
+	unsigned tr = data[0] & 1 ? BB_TR_UDP : BB_TR_TCP;
+#else
 	size_t ndec = bb_dec_count();
 	const struct bb_decoder *dec = bb_dec_at(data[0] % ndec);
 	unsigned tr = (data[0] / ndec) & 1 ? BB_TR_UDP : BB_TR_TCP;
+#endif
 	if (!(dec->transports & tr))
 		tr = dec->transports & BB_TR_TCP ? BB_TR_TCP : BB_TR_UDP;
 	unsigned split = data[1];
