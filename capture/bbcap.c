@@ -62,6 +62,7 @@ static void usage(FILE *f)
 	        "      --list-decoders      list the decoders and exit\n"
 	        "      --reorder-window DUR hold records DUR to write them in time order (2s)\n"
 	        "      --max-streams N      concurrent TCP streams (default 65536)\n"
+	        "      --reassembly ENGINE  TCP reassembly: bbcap (default) or libnids\n"
 	        "  -q, --quiet              no summary on standard error\n"
 	        "  -v, --verbose            more detail in the summary; one line per malformed\n"
 	        "                           message\n"
@@ -125,10 +126,15 @@ static void print_summary(struct bb_cap *c, int verbose)
 	}
 	if (verbose)
 		fprintf(stderr,
-		        "  link: %llu non-IP, %llu unsupported; IP: %llu bad, %llu IPv6 fragments, "
+		        "  link: %llu non-IP, %llu unsupported; IP: %llu bad, %llu fragments "
+		        "(%llu datagrams rebuilt, %llu duplicates, %llu overlapping, %llu dropped, "
+		        "%llu timed out), "
 		        "%llu other protocols; %llu truncated; %llu libnids warnings\n",
 		        (unsigned long long)s.link_other, (unsigned long long)s.link_unsupported,
-		        (unsigned long long)s.ip_bad, (unsigned long long)s.ip6_frag,
+		        (unsigned long long)s.ip_bad, (unsigned long long)s.frags,
+		        (unsigned long long)s.frag_reassembled, (unsigned long long)s.frag_dup,
+		        (unsigned long long)s.frag_overlap, (unsigned long long)s.frag_dropped,
+		        (unsigned long long)s.frag_timeout,
 		        (unsigned long long)s.ip_other, (unsigned long long)s.truncated,
 		        (unsigned long long)s.nids_warnings);
 }
@@ -233,7 +239,7 @@ static int drop_root(const char *user)
 
 enum {
 	OPT_DURATION = 256, OPT_SERVER_PORTS, OPT_NAMES, OPT_DECODE_AS, OPT_NO_DECODER,
-	OPT_LIST, OPT_VERSION, OPT_REORDER, OPT_MAX_STREAMS
+	OPT_LIST, OPT_VERSION, OPT_REORDER, OPT_MAX_STREAMS, OPT_REASSEMBLY
 };
 
 int main(int argc, char **argv)
@@ -254,6 +260,7 @@ int main(int argc, char **argv)
 		{"list-decoders", no_argument, NULL, OPT_LIST},
 		{"reorder-window", required_argument, NULL, OPT_REORDER},
 		{"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
+		{"reassembly", required_argument, NULL, OPT_REASSEMBLY},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -346,6 +353,15 @@ int main(int argc, char **argv)
 		case OPT_REORDER:
 			if (bb_duration_parse(optarg, &o.reorder_ns) < 0 || o.reorder_ns <= 0)
 				return bad_usage("--reorder-window: bad duration \"%s\"", optarg);
+			break;
+		case OPT_REASSEMBLY:
+			if (strcmp(optarg, "bbcap") == 0)
+				o.reassembly = BB_CAP_RSM_OWN;
+			else if (strcmp(optarg, "libnids") == 0)
+				o.reassembly = BB_CAP_RSM_LIBNIDS;
+			else
+				return bad_usage("--reassembly: \"%s\" is neither bbcap nor libnids",
+				                 optarg);
 			break;
 		case OPT_MAX_STREAMS: {
 			unsigned long v = strtoul(optarg, &end, 10);

@@ -19,15 +19,39 @@ struct cap_v6map;
 struct cap_v6map *cap_v6map_new(void);
 void cap_v6map_free(struct cap_v6map *m);
 /* Rewrites an IPv6 TCP/UDP packet as IPv4 with mapped addresses into out (at
- * least len bytes). Returns the IPv4 length, 0 for a packet to skip (counted
- * in st), -1 when malformed. */
-size_t cap_ip6_to4(struct cap_v6map *m, const uint8_t *p, size_t n, uint8_t *out,
-                   struct bb_cap_stats *st, int *bad);
+ * least 65536 + 20 bytes). Fragments are reassembled first (c->frags, at
+ * c->pkt_ns). Returns the IPv4 length, or 0 for a packet to skip (counted in
+ * c->st) with *bad set when it is malformed. */
+struct bb_cap;
+size_t cap_ip6_to4(struct bb_cap *c, const uint8_t *p, size_t n, uint8_t *out, int *bad);
 /* The IPv6 address behind a mapped IPv4 address (network order), or NULL. */
 const uint8_t *cap_v6map_lookup(const struct cap_v6map *m, uint32_t a);
 int cap_ip4_split(const uint8_t *p, size_t n, uint8_t *a, size_t *na, uint8_t *b, size_t *nb);
 /* IPv4 header checksum of h (hl bytes, checksum field included as is). */
 uint16_t cap_ip_csum(const uint8_t *h, size_t hl);
+
+/* ---- fragments (cap_frag.c) ---- */
+/* Zero it whole before filling: it is hashed and compared as bytes. */
+struct cap_frag_key {
+	uint8_t fam, proto;         /* 4 or 6; IPv4 protocol (0 for IPv6) */
+	uint8_t pad[2];
+	uint32_t id;
+	uint8_t src[16], dst[16];
+};
+#define CAP_FRAG_HEADROOM 64    /* bytes free in front of a rebuilt datagram */
+struct cap_frags;
+struct cap_frags *cap_frags_new(void);
+void cap_frags_free(struct cap_frags *t);
+/* Adds one fragment: off bytes into the datagram, more = more fragments
+ * follow, next = the protocol it names (IPv6), n bytes at p. Returns 1 when
+ * the datagram is complete: *out (CAP_FRAG_HEADROOM free bytes, then *len
+ * data bytes) is borrowed until the next call, *first_next is the protocol
+ * of the first fragment. Returns 0 otherwise (pending or dropped, counted). */
+int cap_frag_add(struct cap_frags *t, const struct cap_frag_key *k, int64_t now_ns, size_t off,
+                 int more, uint8_t next, const uint8_t *p, size_t n, uint8_t **out, size_t *len,
+                 uint8_t *first_next, struct bb_cap_stats *st);
+/* Drops incomplete datagrams older than their timeout. */
+void cap_frags_expire(struct cap_frags *t, int64_t now_ns, struct bb_cap_stats *st);
 
 /* ---- flows (cap_flow.c) ---- */
 struct cap_dirbuf {
@@ -134,6 +158,8 @@ struct bb_cap {
 	struct cap_name *names;
 	size_t nnames;
 	uint8_t *scratch;           /* one packet: IPv6 rewritten to IPv4 */
+	struct cap_frags *frags;    /* IPv4 and IPv6 datagrams being reassembled */
+	struct cap_reasm *reasm;    /* own TCP reassembly, or NULL with libnids */
 	int finished;
 };
 
@@ -170,6 +196,17 @@ void cap_addr_name(const struct bb_cap *c, uint32_t a, uint16_t port, int with_p
 void cap_out_release(struct bb_cap *c, int flush_all);
 void cap_flows_free(struct bb_cap *c);
 int cap_names_load(struct bb_cap *c, const char *path, struct bb_err *err);
+
+/* ---- own TCP reassembly (cap_reasm.c): the default engine ---- */
+struct cap_reasm;
+/* Returns new, freed by cap_reasm_free (which ends every stream first). */
+struct cap_reasm *cap_reasm_new(const struct bb_cap *c);
+/* One whole (unfragmented) IPv4 packet at time c->pkt_ns: TCP and UDP. */
+void cap_reasm_ip(struct bb_cap *c, const uint8_t *p, size_t n);
+/* Skips holes that outlived the tolerance (all of them when all), evicts
+ * streams silent for an hour. */
+void cap_reasm_expire(struct bb_cap *c, int all);
+void cap_reasm_free(struct bb_cap *c);
 
 /* ---- libnids adapter (cap_nids.c): the only file that uses libnids ---- */
 int cap_nids_init(struct bb_cap *c, struct bb_err *err);

@@ -6,7 +6,7 @@
  * 240.0.0.0/4 indices into a table of IPv6 addresses; names are mapped back
  * on output. RFC 8200 section 4: extension headers hop-by-hop (0), routing
  * (43), destination options (60), AH (51, length in 4-byte units), fragment
- * (44: counted, not reassembled), no next header (59).
+ * (44: reassembled by cap_frag.c, then walked again), no next header (59).
  *
  *   IPv6: vtf:32 plen:16 next:8 hlim:8 src:128 dst:128
  */
@@ -126,9 +126,13 @@ uint16_t cap_ip_csum(const uint8_t *h, size_t hl)
 	return (uint16_t)~sum;
 }
 
-size_t cap_ip6_to4(struct cap_v6map *m, const uint8_t *p, size_t n, uint8_t *out,
-                   struct bb_cap_stats *st, int *bad)
+/* The rewrite proper; depth 1 for a datagram rebuilt from fragments (which
+ * may not hold another fragment header). */
+static size_t ip6_to4(struct bb_cap *c, const uint8_t *p, size_t n, uint8_t *out, int *bad,
+                      int depth)
 {
+	struct cap_v6map *m = c->v6;
+	struct bb_cap_stats *st = &c->st;
 	struct bb_rd r = bb_rd_make(p, n);
 	*bad = 0;
 	bb_rd_skip(&r, 4);
@@ -158,8 +162,46 @@ size_t cap_ip6_to4(struct cap_v6map *m, const uint8_t *p, size_t n, uint8_t *out
 			continue;
 		}
 		if (next == 44) {
-			st->ip6_frag++;
-			return 0;
+			/* Fragment: next:8 reserved:8 offset:13 res:2 M:1 id:32 */
+			uint8_t nn = bb_rd_u8(&r);
+			bb_rd_skip(&r, 1);
+			uint16_t om = bb_rd_be16(&r);
+			uint32_t id = bb_rd_be32(&r);
+			if (!bb_rd_ok(&r)) {
+				*bad = 1;
+				return 0;
+			}
+			size_t off = om & 0xfff8u;
+			int more = om & 1;
+			if (off == 0 && !more) { /* atomic fragment (RFC 6946): the packet itself */
+				next = nn;
+				continue;
+			}
+			if (depth > 0) { /* a fragment inside a rebuilt datagram */
+				*bad = 1;
+				return 0;
+			}
+			struct cap_frag_key k;
+			memset(&k, 0, sizeof k);
+			k.fam = 6;
+			k.id = id;
+			memcpy(k.src, src, 16);
+			memcpy(k.dst, dst, 16);
+			uint8_t *whole, first;
+			size_t len = bb_rd_left(&r);
+			if (!cap_frag_add(c->frags, &k, c->pkt_ns, off, more, nn,
+			                  bb_rd_bytes(&r, len), len, &whole, &len, &first, st))
+				return 0;
+			/* One IPv6 packet again: the first header with the length and
+			 * next header of the datagram, then its data. */
+			uint8_t *h = whole + CAP_FRAG_HEADROOM - 40;
+			memcpy(h, p, 8);
+			h[4] = (uint8_t)(len >> 8);
+			h[5] = (uint8_t)len;
+			h[6] = first;
+			memcpy(h + 8, src, 16);
+			memcpy(h + 24, dst, 16);
+			return ip6_to4(c, h, 40 + len, out, bad, 1);
 		}
 		break;
 	}
@@ -171,6 +213,10 @@ size_t cap_ip6_to4(struct cap_v6map *m, const uint8_t *p, size_t n, uint8_t *out
 	uint32_t s4 = map(m, src), d4 = map(m, dst);
 	if (!s4 || !d4) {
 		st->ip_other++;
+		return 0;
+	}
+	if (next == 17 && pl + 20 > 65535) { /* a UDP datagram IPv4 cannot carry */
+		*bad = 1;
 		return 0;
 	}
 	out[0] = 0x45;
@@ -192,6 +238,11 @@ size_t cap_ip6_to4(struct cap_v6map *m, const uint8_t *p, size_t n, uint8_t *out
 	out[11] = (uint8_t)cs;
 	memcpy(out + 20, bb_rd_bytes(&r, pl), pl);
 	return pl + 20;
+}
+
+size_t cap_ip6_to4(struct bb_cap *c, const uint8_t *p, size_t n, uint8_t *out, int *bad)
+{
+	return ip6_to4(c, p, n, out, bad, 0);
 }
 
 /* Splits an IPv4 TCP packet p of n > 65535 bytes (20-byte IP header, from

@@ -32,9 +32,14 @@ struct bb_cap *bb_cap_new(const struct bb_cap_opts *opts, struct bb_writer *w,
 		bb_cap_free(c);
 		return NULL;
 	}
-	if (cap_nids_init(c, err) < 0) {
-		bb_cap_free(c);
-		return NULL;
+	c->frags = cap_frags_new();
+	if (c->o.reassembly == BB_CAP_RSM_LIBNIDS) {
+		if (cap_nids_init(c, err) < 0) {
+			bb_cap_free(c);
+			return NULL;
+		}
+	} else {
+		c->reasm = cap_reasm_new(c);
 	}
 	return c;
 }
@@ -44,7 +49,9 @@ void bb_cap_free(struct bb_cap *c)
 	if (!c)
 		return;
 	cap_nids_exit(c);
+	cap_reasm_free(c);
 	cap_flows_free(c);
+	cap_frags_free(c->frags);
 	for (size_t i = 0; i < c->nsrc; i++) {
 		if (c->src[i].p)
 			pcap_close(c->src[i].p);
@@ -171,7 +178,11 @@ static void housekeeping(struct bb_cap *c)
 	if (c->now_ns - c->last_sweep_ns >= 100 * INT64_C(1000000) || c->now_ns < c->last_sweep_ns) {
 		int64_t prev = c->last_sweep_ns;
 		c->last_sweep_ns = c->now_ns;
-		cap_nids_expire(c, 0);
+		if (c->reasm)
+			cap_reasm_expire(c, 0);
+		else
+			cap_nids_expire(c, 0);
+		cap_frags_expire(c->frags, c->now_ns, &c->st);
 		cap_tcp_idle(c, c->now_ns - c->o.reorder_ns / 2);
 		if (c->now_ns / (10 * BB_NS_PER_S) != prev / (10 * BB_NS_PER_S))
 			cap_udp_sweep(c, 0);
@@ -194,6 +205,63 @@ static int64_t pkt_time(const struct pcap_pkthdr *h)
 	return sec * BB_NS_PER_S + frac;
 }
 
+/* A whole IPv4 packet to the reassembly engine. */
+static void ip4_whole(struct bb_cap *c, const uint8_t *p, size_t n)
+{
+	if (c->reasm)
+		cap_reasm_ip(c, p, n);
+	else
+		cap_nids_ip(c, p, n);
+}
+
+/* An IPv4 packet: fragments are reassembled here (for either engine), then
+ * rebuilt with their first fragment's header. */
+static void ip4(struct bb_cap *c, const uint8_t *p, size_t n)
+{
+	struct bb_rd r = bb_rd_make(p, n);
+	uint8_t vh = bb_rd_u8(&r);
+	bb_rd_skip(&r, 1);
+	uint16_t tot = bb_rd_be16(&r);
+	uint16_t id = bb_rd_be16(&r);
+	uint16_t frag = bb_rd_be16(&r);
+	bb_rd_skip(&r, 1);
+	uint8_t proto = bb_rd_u8(&r);
+	bb_rd_skip(&r, 2);
+	const uint8_t *sa = bb_rd_bytes(&r, 4), *da = bb_rd_bytes(&r, 4);
+	size_t ihl = (size_t)(vh & 15) * 4;
+	if (!bb_rd_ok(&r) || (frag & 0x3fff) == 0 || (vh >> 4) != 4 || ihl < 20 || tot < ihl ||
+	    tot > n || ihl > CAP_FRAG_HEADROOM) {
+		ip4_whole(c, p, n); /* not a fragment, or the engine counts it bad */
+		return;
+	}
+	struct cap_frag_key k;
+	memset(&k, 0, sizeof k);
+	k.fam = 4;
+	k.proto = proto;
+	k.id = id;
+	memcpy(k.src, sa, 4);
+	memcpy(k.dst, da, 4);
+	uint8_t *whole, first;
+	size_t len;
+	if (!cap_frag_add(c->frags, &k, c->pkt_ns, (size_t)(frag & 0x1fff) * 8, (frag & 0x2000) != 0,
+	                  proto, p + ihl, tot - ihl, &whole, &len, &first, &c->st))
+		return;
+	if (ihl + len > 65535) {
+		c->st.ip_bad++;
+		return;
+	}
+	uint8_t *h = whole + CAP_FRAG_HEADROOM - ihl;
+	memcpy(h, p, ihl);
+	h[2] = (uint8_t)((ihl + len) >> 8);
+	h[3] = (uint8_t)(ihl + len);
+	h[6] = h[7] = 0;
+	h[10] = h[11] = 0;
+	uint16_t cs = cap_ip_csum(h, ihl);
+	h[10] = (uint8_t)(cs >> 8);
+	h[11] = (uint8_t)cs;
+	ip4_whole(c, h, ihl + len);
+}
+
 static void packet(struct bb_cap *c, int dlt, const struct pcap_pkthdr *h, const u_char *data)
 {
 	int64_t ts = pkt_time(h);
@@ -213,21 +281,21 @@ static void packet(struct bb_cap *c, int dlt, const struct pcap_pkthdr *h, const
 	size_t len;
 	int v = cap_link(dlt, data, h->caplen, &ip, &len);
 	if (v == 4) {
-		cap_nids_ip(c, ip, len);
+		ip4(c, ip, len);
 	} else if (v == 6) {
 		int bad;
-		size_t n = cap_ip6_to4(c->v6, ip, len, c->scratch, &c->st, &bad);
+		size_t n = cap_ip6_to4(c, ip, len, c->scratch, &bad);
 		size_t na, nb;
 		uint8_t *a = c->scratch + 2 * 65536, *b = c->scratch + 3 * 65536;
 		if (bad)
 			c->st.ip_bad++;
 		else if (n > 65535 && cap_ip4_split(c->scratch, n, a, &na, b, &nb) == 0) {
-			cap_nids_ip(c, a, na);
-			cap_nids_ip(c, b, nb);
+			ip4_whole(c, a, na);
+			ip4_whole(c, b, nb);
 		} else if (n > 65535)
 			c->st.ip_bad++;
 		else if (n)
-			cap_nids_ip(c, c->scratch, n);
+			ip4_whole(c, c->scratch, n);
 	} else if (v == 0) {
 		c->st.link_other++;
 	} else if (v == -1) {
@@ -341,6 +409,7 @@ int bb_cap_finish(struct bb_cap *c, struct bb_err *err)
 		return 0;
 	c->finished = 1;
 	cap_nids_exit(c);     /* ends every TCP stream */
+	cap_reasm_free(c);
 	cap_flows_free(c);    /* ends UDP flows and what libnids did not know */
 	cap_out_release(c, 1);
 	return bb_writer_flush(c->w, err);

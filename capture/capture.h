@@ -19,6 +19,7 @@ struct bb_cap_opts {
 	int64_t hole_ns;            /* TCP reordering tolerated before a hole is a
 	                               gap; 0 means BB_CAP_HOLE_NS */
 	unsigned max_streams;       /* concurrent TCP streams; 0 means BB_CAP_STREAMS */
+	int reassembly;             /* TCP reassembly: BB_CAP_RSM_OWN (0) or BB_CAP_RSM_LIBNIDS */
 	int verbose;                /* log single malformed packets (to the log callback) */
 	/* Live capture only. */
 	int snaplen;                /* 0: 262144 */
@@ -33,6 +34,8 @@ struct bb_cap_opts {
 #define BB_CAP_REORDER_NS (2 * BB_NS_PER_S)
 #define BB_CAP_HOLE_NS (200 * INT64_C(1000000))
 #define BB_CAP_STREAMS 65536u
+#define BB_CAP_RSM_OWN 0
+#define BB_CAP_RSM_LIBNIDS 1
 
 /* Counters of a run (everything bbcap reports at exit). */
 struct bb_cap_stats {
@@ -42,7 +45,12 @@ struct bb_cap_stats {
 	uint64_t link_other;        /* link layer or ethertype not IP (ARP, LLDP ...) */
 	uint64_t link_unsupported;  /* link types bbcap does not parse */
 	uint64_t ip_bad;            /* malformed IPv4/IPv6 headers */
-	uint64_t ip6_frag;          /* IPv6 fragments (not reassembled) */
+	uint64_t frags;             /* IPv4 and IPv6 fragments seen */
+	uint64_t frag_reassembled;  /* datagrams rebuilt from them */
+	uint64_t frag_dup;          /* exact duplicate fragments dropped */
+	uint64_t frag_overlap;      /* overlapping fragments (RFC 5722: datagram dropped) */
+	uint64_t frag_dropped;      /* fragments dropped: overlap, malformed, table full */
+	uint64_t frag_timeout;      /* datagrams never completed in time */
 	uint64_t ip_other;          /* IP protocols other than TCP and UDP */
 	uint64_t tcp_streams;       /* TCP connections followed */
 	uint64_t tcp_midstream;     /* of them, picked up without their handshake */
