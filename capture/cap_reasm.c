@@ -153,9 +153,14 @@ static void hold_unlink(struct cap_reasm *r, struct rstream *s)
 }
 
 /* Removes s from every list and frees it; its conn is ended (decoder end). */
+static void skip_hole(struct bb_cap *c, struct rstream *s, int dir);
+
 static void stream_free(struct bb_cap *c, struct rstream *s)
 {
 	struct cap_reasm *r = c->reasm;
+	/* What was captured beyond a hole is delivered before the end. */
+	for (int d = 0; d < 2 && s->k; d++)
+		skip_hole(c, s, d);
 	struct rstream **pp = &r->hash[slot(r, s->ca, s->cp, s->sa, s->sp)];
 	while (*pp && *pp != s)
 		pp = &(*pp)->next;
@@ -559,11 +564,6 @@ void cap_reasm_expire(struct bb_cap *c, int all)
 	struct cap_reasm *r = c->reasm;
 	if (!r)
 		return;
-	/* Streams silent for an hour. */
-	while (r->lru_tail && c->now_ns - r->lru_tail->last_ns > CAP_REASM_IDLE_NS) {
-		c->st.tcp_evicted++;
-		stream_free(c, r->lru_tail);
-	}
 	/* Holes that outlived the tolerance. Skipping one may close a stream
 	 * (FIN in the held bytes): take the next one first. */
 	struct rstream *s = r->hold_head;
@@ -579,6 +579,11 @@ void cap_reasm_expire(struct bb_cap *c, int all)
 		if (touched && s->h[0].fin && s->h[1].fin)
 			stream_free(c, s);
 		s = nx;
+	}
+	/* Streams silent for an hour. */
+	while (r->lru_tail && c->now_ns - r->lru_tail->last_ns > CAP_REASM_IDLE_NS) {
+		c->st.tcp_evicted++;
+		stream_free(c, r->lru_tail);
 	}
 }
 

@@ -2,6 +2,8 @@
 bb_cli_test(bbcap_usage bbcap_usage.sh)
 bb_cli_test(bbcap_golden_counts bbcap_golden_counts.sh)
 bb_cli_test(bbcap_golden bbcap_golden.sh)
+# The own TCP reassembly and libnids give the same records on the corpus.
+bb_cli_test(bbcap_engines bbcap_engines.sh)
 bb_cli_test(bbcap_robustness bbcap_robustness.sh)
 set_tests_properties(cli_bbcap_robustness PROPERTIES TIMEOUT 1500)
 # Needs root, ip(8), curl and python3; skips (77) otherwise.

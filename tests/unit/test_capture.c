@@ -195,11 +195,20 @@ struct result {
 	char tmp[64];
 };
 
+/* The TCP reassembly engine every run uses (BB_CAP_RSM_OWN by default). */
+static int engine = BB_CAP_RSM_OWN;
+
 static void run(struct result *r, const char *const *files, int nfiles,
-                const struct bb_cap_opts *opts)
+                const struct bb_cap_opts *opts_in)
 {
 	struct bb_err err;
 	char out[80];
+	struct bb_cap_opts oo;
+	memset(&oo, 0, sizeof oo);
+	if (opts_in)
+		oo = *opts_in;
+	oo.reassembly = engine;
+	const struct bb_cap_opts *opts = &oo;
 	memset(r, 0, sizeof *r);
 	snprintf(out, sizeof out, "/tmp/bb_test_capture_%d.tr", (int)getpid());
 	struct bb_writer *w = bb_writer_open(out, &err);
@@ -588,6 +597,305 @@ static void t_many_connections(void)
 	CHECK_INT(r.st.messages, 6000);
 }
 
+
+/* ---- fragments -------------------------------------------------------------------- */
+
+/* The DNS response as one UDP datagram (header + dns_r): 53 bytes. */
+static size_t udp_dgram(uint8_t *b, struct ep s, struct ep d)
+{
+	be16(b, s.port);
+	be16(b + 2, d.port);
+	be16(b + 4, (unsigned)(8 + sizeof dns_r));
+	be16(b + 6, 0);
+	memcpy(b + 8, dns_r, sizeof dns_r);
+	return 8 + sizeof dns_r;
+}
+
+/* Appends one IPv6 fragment of dgram: bytes [off, off+len) with more-fragments
+ * flag more, identification id; atop a hop-by-hop header when hbh. */
+static void frag6(struct cap_file *f, int64_t ts_ms, struct ep s, struct ep d, const uint8_t *dgram,
+                  size_t off, size_t len, int more, uint32_t id, int hbh)
+{
+	struct pkt *p = &f->p[f->n++];
+	uint8_t *b = p->b;
+	size_t o = link_hdr(f->dlt, b, 1);
+	size_t ext = hbh ? 8 : 0;
+	p->ts_ns = ts_ms * 1000000;
+	memset(b + o, 0, 40 + ext + 8);
+	b[o] = 0x60;
+	be16(b + o + 4, (unsigned)(ext + 8 + len));
+	b[o + 6] = hbh ? 0 : 44;
+	b[o + 7] = 64;
+	memcpy(b + o + 8, s.a, 16);
+	memcpy(b + o + 24, d.a, 16);
+	uint8_t *fh = b + o + 40;
+	if (hbh) {
+		fh[0] = 44;
+		fh[2] = 1; /* PadN */
+		fh[3] = 4;
+		fh += 8;
+	}
+	fh[0] = 17;
+	be16(fh + 2, (unsigned)(off | (more ? 1 : 0)));
+	be32(fh + 4, id);
+	memcpy(fh + 8, dgram + off, len);
+	p->n = o + 40 + ext + 8 + len;
+}
+
+/* A DNS query, then its 53-byte answer in the fragments given by order[]
+ * (indices into three pieces: 0..16, 16..32, 32..53). */
+static void dns6_frags(struct cap_file *f, const int *order, int n, uint32_t id, int64_t t0)
+{
+	struct ep c = ep6(1, 33000), s = ep6(2, 53);
+	static const size_t offs[3] = {0, 16, 32}, lens[3] = {16, 16, 21};
+	uint8_t dg[128];
+	udp_dgram(dg, s, c);
+	add(f, t0, c, s, 0, 0, 0, 0, dns_q, sizeof dns_q);
+	for (int i = 0; i < n; i++) {
+		int k = order[i];
+		frag6(f, t0 + 2 + i, s, c, dg, offs[k], lens[k], k != 2, id, i == 0);
+	}
+}
+
+/* Every order of three fragments gives the answer, whole, once. */
+static void t_ipv6_fragments_orders(void)
+{
+	static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+	                                {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+	static const int dlts[2] = {DLT_RAW, DLT_EN10MB};
+	for (int d = 0; d < 2; d++) {
+		for (int i = 0; i < 6; i++) {
+			static struct cap_file f;
+			struct result r;
+			memset(&f, 0, sizeof f);
+			f.dlt = dlts[d];
+			dns6_frags(&f, perms[i], 3, 0x1000u + (uint32_t)i, 1000);
+			run1(&r, &f, NULL);
+			CHECK_INT(count(&r, "CALL"), 1);
+			CHECK_INT(count(&r, "RET"), 1);
+			CHECK_INT(r.st.frags, 3);
+			CHECK_INT(r.st.frag_reassembled, 1);
+			if (r.n == 2) {
+				CHECK_STR(r.l[1].id, "[fd00::1]:33000#4660");
+				CHECK_HAS(r.l[1].rest, "req=example.com%20A");
+				CHECK_HAS(r.l[1].rest, "len=45");
+				/* the time of the datagram is its last fragment's */
+				CHECK_STR(r.l[1].ts, "1.004000000");
+			}
+		}
+	}
+}
+
+/* An exact duplicate is dropped alone; the datagram completes. */
+static void t_ipv6_fragments_duplicate(void)
+{
+	static const int order[4] = {0, 1, 1, 2};
+	static struct cap_file f;
+	struct result r;
+	memset(&f, 0, sizeof f);
+	f.dlt = DLT_RAW;
+	dns6_frags(&f, order, 4, 7, 1000);
+	run1(&r, &f, NULL);
+	CHECK_INT(count(&r, "RET"), 1);
+	CHECK_INT(r.st.frag_dup, 1);
+	CHECK_INT(r.st.frag_reassembled, 1);
+}
+
+/* RFC 5722: an overlapping fragment discards the datagram, and its fragments
+ * that come later; another datagram is not affected. */
+static void t_ipv6_fragments_overlap(void)
+{
+	static struct cap_file f;
+	struct result r;
+	memset(&f, 0, sizeof f);
+	f.dlt = DLT_RAW;
+	struct ep c = ep6(1, 33000), s = ep6(2, 53);
+	uint8_t dg[128];
+	udp_dgram(dg, s, c);
+	add(&f, 1000, c, s, 0, 0, 0, 0, dns_q, sizeof dns_q);
+	frag6(&f, 1001, s, c, dg, 0, 16, 1, 9, 0);
+	frag6(&f, 1002, s, c, dg, 8, 16, 1, 9, 0);  /* overlaps bytes 8..16 */
+	frag6(&f, 1003, s, c, dg, 16, 16, 1, 9, 0); /* would complete it */
+	frag6(&f, 1004, s, c, dg, 32, 21, 0, 9, 0);
+	/* the same answer again under another id: reassembled */
+	static const int order[3] = {2, 1, 0};
+	dns6_frags(&f, order, 3, 10, 2000);
+	run1(&r, &f, NULL);
+	CHECK_INT(count(&r, "CALL"), 2);
+	CHECK_INT(count(&r, "RET"), 1);
+	CHECK_INT(r.st.frag_overlap, 1);
+	CHECK_INT(r.st.frag_dropped, 3); /* the overlapping one and the two after */
+	CHECK_INT(r.st.frag_reassembled, 1);
+	if (r.n == 3)
+		CHECK_STR(r.l[2].ts, "2.004000000");
+}
+
+/* Malformed: a middle fragment not a multiple of 8 bytes, a last fragment
+ * that moves the end; an atomic fragment is a whole packet; an incomplete
+ * datagram times out after 60 s. */
+static void t_ipv6_fragments_bad_and_timeout(void)
+{
+	static struct cap_file f;
+	struct result r;
+	memset(&f, 0, sizeof f);
+	f.dlt = DLT_RAW;
+	struct ep c = ep6(1, 33000), s = ep6(2, 53);
+	uint8_t dg[128];
+	size_t n = udp_dgram(dg, s, c);
+	add(&f, 1000, c, s, 0, 0, 0, 0, dns_q, sizeof dns_q);
+	frag6(&f, 1001, s, c, dg, 0, 12, 1, 1, 0);  /* 12: not a multiple of 8 */
+	frag6(&f, 1002, s, c, dg, 16, 37, 0, 1, 0);
+	frag6(&f, 1003, s, c, dg, 0, 16, 1, 2, 0);
+	frag6(&f, 1004, s, c, dg, 24, 8, 0, 2, 0);  /* end at 32 ... */
+	frag6(&f, 1005, s, c, dg, 16, 37, 0, 2, 0); /* ... then at 53: dropped */
+	frag6(&f, 1006, s, c, dg, 0, n, 0, 3, 0);   /* atomic: the answer */
+	frag6(&f, 1007, s, c, dg, 0, 16, 1, 4, 0);  /* never completed ... */
+	frag6(&f, 70000, s, c, dg, 16, 37, 0, 4, 0); /* ... in 60 s */
+	run1(&r, &f, NULL);
+	CHECK_INT(count(&r, "RET"), 1); /* id 3, whole */
+	CHECK_INT(r.st.frag_reassembled, 0);
+	CHECK_INT(r.st.frag_timeout, 1);   /* id 4 */
+	CHECK_INT(r.st.frag_dropped, 3);   /* id 1 twice, id 2's second end */
+	if (r.n == 2)
+		CHECK_STR(r.l[1].ts, "1.006000000");
+}
+
+/* IPv4 fragments in reverse order, with both engines; an overlap drops the
+ * datagram. */
+static void t_ipv4_fragments_orders(void)
+{
+	for (int e = 0; e < 2; e++) {
+		for (int overlap = 0; overlap < 2; overlap++) {
+			static struct cap_file f;
+			struct result r;
+			memset(&f, 0, sizeof f);
+			f.dlt = DLT_RAW;
+			struct ep c = ep4(1, 33000), s = ep4(2, 53);
+			add(&f, 1000, c, s, 0, 0, 0, 0, dns_q, sizeof dns_q);
+			add(&f, 1002, s, c, 0, 0, 0, 0, dns_r, sizeof dns_r);
+			struct pkt whole = f.p[1];
+			f.n = 1;
+			/* pieces of the UDP datagram: 0..16, 16..32, 32..53, last first */
+			static const size_t offs[3] = {32, 16, 0}, lens[3] = {21, 16, 16};
+			for (int i = 0; i < 3; i++) {
+				struct pkt *p = &f.p[f.n++];
+				size_t off = offs[i] - (overlap && i == 1 ? 8 : 0);
+				*p = whole;
+				memcpy(p->b + 20, whole.b + 20 + off, lens[i]);
+				p->n = 20 + lens[i];
+				p->ts_ns = (1002 + i) * INT64_C(1000000);
+				be16(p->b + 2, (unsigned)p->n);
+				be16(p->b + 6, (unsigned)(off / 8 | (i ? 0x2000 : 0)));
+				p->b[10] = p->b[11] = 0;
+				be16(p->b + 10, csum(p->b, 20));
+			}
+			engine = e ? BB_CAP_RSM_LIBNIDS : BB_CAP_RSM_OWN;
+			run1(&r, &f, NULL);
+			engine = BB_CAP_RSM_OWN;
+			CHECK_INT(count(&r, "CALL"), 1);
+			CHECK_INT(count(&r, "RET"), overlap ? 0 : 1);
+			CHECK_INT(r.st.frag_reassembled, overlap ? 0 : 1);
+			CHECK_INT(r.st.frag_overlap, overlap ? 1 : 0);
+		}
+	}
+}
+
+/* ---- TCP, own reassembly ----------------------------------------------------------- */
+
+/* Retransmissions that overlap what was delivered are trimmed: the messages
+ * have their own lengths, not the retransmitted bytes. */
+static void t_tcp_overlap(void)
+{
+	static struct cap_file f;
+	struct result r;
+	memset(&f, 0, sizeof f);
+	f.dlt = DLT_EN10MB;
+	struct ep c = ep4(1, 40000), s = ep4(2, 80);
+	const char *req = "GET /abc HTTP/1.1\r\nHost: x\r\n\r\n";
+	const char *rep = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+	uint32_t cs = 100, ss = 900, rl = (uint32_t)strlen(req), pl = (uint32_t)strlen(rep);
+	add(&f, 1000, c, s, 1, cs - 1, 0, 0x02, "", 0);
+	add(&f, 1001, s, c, 1, ss - 1, cs, 0x12, "", 0);
+	add(&f, 1002, c, s, 1, cs, ss, 0x10, "", 0);
+	add(&f, 1010, c, s, 1, cs, ss, 0x18, req, 10);
+	add(&f, 1011, c, s, 1, cs, ss, 0x18, req, 6);           /* old bytes only */
+	add(&f, 1012, c, s, 1, cs + 4, ss, 0x18, req + 4, rl - 4); /* overlaps 6 */
+	add(&f, 1020, s, c, 1, ss, cs + rl, 0x18, rep, 20);
+	add(&f, 1021, s, c, 1, ss, cs + rl, 0x18, rep, pl);      /* all again */
+	add(&f, 1030, c, s, 1, cs + rl, ss + pl, 0x18, req, rl);
+	add(&f, 1031, c, s, 1, cs + rl, ss + pl, 0x18, req, rl); /* duplicate */
+	add(&f, 1040, s, c, 1, ss + pl, cs + 2 * rl, 0x18, rep, pl);
+	for (int e = 0; e < 2; e++) {
+		engine = e ? BB_CAP_RSM_LIBNIDS : BB_CAP_RSM_OWN;
+		run1(&r, &f, NULL);
+		engine = BB_CAP_RSM_OWN;
+		CHECK_INT(r.n, 4);
+		CHECK_INT(r.st.tcp_gaps, 0);
+		if (r.n == 4) {
+			char want[32];
+			snprintf(want, sizeof want, "len=%u", rl);
+			CHECK_HAS(r.l[0].rest, want);
+			CHECK_HAS(r.l[0].rest, "end=1.012000000");
+			snprintf(want, sizeof want, "len=%u", pl);
+			CHECK_HAS(r.l[1].rest, want);
+			CHECK_STR(r.l[3].id, "c1.2");
+		}
+	}
+}
+
+/* FIN in both directions ends a connection; the same 4-tuple then carries a
+ * new one (new SYN), and an RST ends that one. */
+static void t_tcp_fin_reuse_rst(void)
+{
+	static struct cap_file f;
+	struct result r;
+	memset(&f, 0, sizeof f);
+	f.dlt = DLT_RAW;
+	struct ep c = ep4(1, 40000), s = ep4(2, 80);
+	const char *req = "GET / HTTP/1.1\r\n\r\n";
+	const char *rep = "HTTP/1.1 204 No Content\r\n\r\n";
+	uint32_t rl = (uint32_t)strlen(req), pl = (uint32_t)strlen(rep);
+	for (int conn = 0; conn < 2; conn++) {
+		uint32_t cs = 1000 + 77777u * (uint32_t)conn, ss = 5000 + 99999u * (uint32_t)conn;
+		int64_t t = 1000 + conn * 1000;
+		add(&f, t, c, s, 1, cs - 1, 0, 0x02, "", 0);
+		add(&f, t + 1, s, c, 1, ss - 1, cs, 0x12, "", 0);
+		add(&f, t + 2, c, s, 1, cs, ss, 0x10, "", 0);
+		add(&f, t + 10, c, s, 1, cs, ss, 0x18, req, rl);
+		add(&f, t + 20, s, c, 1, ss, cs + rl, 0x18, rep, pl);
+		if (conn == 0) {
+			add(&f, t + 30, c, s, 1, cs + rl, ss + pl, 0x11, "", 0);
+			add(&f, t + 31, s, c, 1, ss + pl, cs + rl + 1, 0x11, "", 0);
+			add(&f, t + 32, c, s, 1, cs + rl + 1, ss + pl + 1, 0x10, "", 0);
+		} else {
+			add(&f, t + 30, c, s, 1, cs + rl, ss + pl, 0x14, "", 0);
+			/* after the RST: data of an unknown connection, picked up */
+			add(&f, t + 40, c, s, 1, cs + rl, ss + pl, 0x18, req, rl);
+		}
+	}
+	run1(&r, &f, NULL);
+	CHECK_INT(r.st.tcp_streams, 3);
+	CHECK_INT(r.st.tcp_midstream, 1);
+	CHECK_INT(count(&r, "CALL"), 3);
+	CHECK_INT(count(&r, "RET"), 2);
+	if (r.n == 5) {
+		CHECK_STR(r.l[1].id, "c1.1");
+		CHECK_STR(r.l[3].id, "c2.1");
+		CHECK_STR(r.l[4].id, "c3.1");
+	}
+}
+
+/* The TCP tests again with --reassembly=libnids. */
+static void t_tcp_libnids(void)
+{
+	engine = BB_CAP_RSM_LIBNIDS;
+	t_tcp_handshake_and_times();
+	t_tcp_midstream_ipv6_sll2();
+	t_tcp_gap();
+	t_tcp_reorder();
+	engine = BB_CAP_RSM_OWN;
+}
+
 static const struct unit_test tests[] = {
 	{"link_types", t_link_types},
 	{"ipv4_fragments", t_ipv4_fragments},
@@ -598,6 +906,14 @@ static const struct unit_test tests[] = {
 	{"merge_and_names", t_merge_and_names},
 	{"decode_as", t_decode_as},
 	{"many_connections", t_many_connections},
+	{"ipv6_fragments_orders", t_ipv6_fragments_orders},
+	{"ipv6_fragments_duplicate", t_ipv6_fragments_duplicate},
+	{"ipv6_fragments_overlap", t_ipv6_fragments_overlap},
+	{"ipv6_fragments_bad_and_timeout", t_ipv6_fragments_bad_and_timeout},
+	{"ipv4_fragments_orders", t_ipv4_fragments_orders},
+	{"tcp_overlap", t_tcp_overlap},
+	{"tcp_fin_reuse_rst", t_tcp_fin_reuse_rst},
+	{"tcp_libnids", t_tcp_libnids},
 };
 
 UNIT_MAIN(tests)
