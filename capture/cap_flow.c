@@ -63,8 +63,11 @@ static struct cap_conn *conn_new(struct bb_cap *c, unsigned tr, uint32_t sa, uin
 	cap_addr_name(c, sa, sp, 1, k->client, sizeof k->client);
 	cap_addr_name(c, da, dp, 1, k->server, sizeof k->server);
 	/* The server is named ip:port with --server-ports; clients always by ip. */
-	cap_addr_name(c, sa, sp, 0, k->cnode, sizeof k->cnode);
-	cap_addr_name(c, da, dp, c->o.server_ports, k->snode, sizeof k->snode);
+	char nm[72];
+	cap_addr_name(c, sa, sp, 0, nm, sizeof nm);
+	k->cnode = cap_intern(c, nm);
+	cap_addr_name(c, da, dp, c->o.server_ports, nm, sizeof nm);
+	k->snode = cap_intern(c, nm);
 	k->ctx.conn = k->serial;
 	k->ctx.client = k->client;
 	k->ctx.server = k->server;
@@ -398,7 +401,7 @@ void cap_udp(struct bb_cap *c, uint32_t sa, uint16_t sp, uint32_t da, uint16_t d
 /* Ends the UDP flows last active before cutoff_ns. */
 static void cap_udp_sweep_idle(struct bb_cap *c, int64_t cutoff_ns)
 {
-	if (!c->udp_hash)
+	if (!c->udp_hash || c->nudp == 0)
 		return;
 	for (size_t i = 0; i < c->hash_size; i++) {
 		struct cap_conn **pp = &c->udp_hash[i];

@@ -23,6 +23,17 @@ void cap_v6map_free(struct cap_v6map *m);
  * c->pkt_ns). Returns the IPv4 length, or 0 for a packet to skip (counted in
  * c->st) with *bad set when it is malformed. */
 struct bb_cap;
+/* The transport payload of an IPv6 packet; addresses mapped into 240/4. */
+struct cap_l4 {
+	uint8_t proto, hlim;
+	uint32_t s4, d4;            /* network order */
+	const uint8_t *p;           /* borrowed: the packet or the rebuilt datagram */
+	size_t n;
+};
+/* Walks an IPv6 packet (fragments reassembled first, at c->pkt_ns) to its TCP
+ * or UDP payload: 1 with *l set, else 0 (counted in c->st; *bad when
+ * malformed). */
+int cap_ip6_l4(struct bb_cap *c, const uint8_t *p, size_t n, struct cap_l4 *l, int *bad);
 size_t cap_ip6_to4(struct bb_cap *c, const uint8_t *p, size_t n, uint8_t *out, int *bad);
 /* The IPv6 address behind a mapped IPv4 address (network order), or NULL. */
 const uint8_t *cap_v6map_lookup(const struct cap_v6map *m, uint32_t a);
@@ -90,7 +101,7 @@ struct cap_conn {
 	int nheld;
 	int64_t hole_ns;
 	char client[64], server[64];    /* "addr:port" for decoders */
-	char cnode[72], snode[72];      /* node names in records */
+	const char *cnode, *snode;      /* node names in records (interned, cap_intern) */
 	struct bb_cap *cap;
 	struct bb_dec_ctx ctx;
 };
@@ -101,7 +112,7 @@ struct cap_rec {
 	uint64_t len;
 	enum bb_op op;
 	const char *proto;
-	char sender[72], receiver[72];
+	const char *sender, *receiver;  /* interned */
 	char id[96];
 	char req[128];
 	uint16_t id_len, req_len;
@@ -116,6 +127,13 @@ struct cap_src {
 	const u_char *data;
 	int done;
 	uint64_t nread;             /* records read from this file so far */
+	/* A classic pcap file read in place (cap_pcap.c), else NULL: libpcap
+	 * reads it. At a record bbcap is not sure of, libpcap takes over at
+	 * file offset off (and says what is wrong, if anything). */
+	const uint8_t *map;
+	size_t maplen, off;
+	int swapped, nsec;
+	struct pcap_pkthdr hdr;
 };
 
 struct cap_name {
@@ -155,6 +173,8 @@ struct bb_cap {
 	int64_t last_written_ns;
 	/* addresses */
 	struct cap_v6map *v6;
+	char **interned;            /* node names, open addressing */
+	size_t ninterned, intern_size;
 	struct cap_name *names;
 	size_t nnames;
 	uint8_t *scratch;           /* one packet: IPv6 rewritten to IPv4 */
@@ -194,6 +214,9 @@ void cap_addr_name(const struct bb_cap *c, uint32_t a, uint16_t port, int with_p
                    size_t cap);
 /* Writes records older than the reorder window (all when flush_all). */
 void cap_out_release(struct bb_cap *c, int flush_all);
+/* The one copy of name s, kept until bb_cap_free (records outlive flows). */
+const char *cap_intern(struct bb_cap *c, const char *s);
+void cap_intern_free(struct bb_cap *c);
 void cap_flows_free(struct bb_cap *c);
 int cap_names_load(struct bb_cap *c, const char *path, struct bb_err *err);
 
@@ -203,6 +226,9 @@ struct cap_reasm;
 struct cap_reasm *cap_reasm_new(const struct bb_cap *c);
 /* One whole (unfragmented) IPv4 packet at time c->pkt_ns: TCP and UDP. */
 void cap_reasm_ip(struct bb_cap *c, const uint8_t *p, size_t n);
+/* A TCP segment or UDP datagram (proto 6 or 17), addresses network order. */
+void cap_reasm_l4(struct bb_cap *c, uint8_t proto, uint32_t sa, uint32_t da, const uint8_t *p,
+                  size_t n);
 /* Skips holes that outlived the tolerance (all of them when all), evicts
  * streams silent for an hour. */
 void cap_reasm_expire(struct bb_cap *c, int all);

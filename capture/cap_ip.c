@@ -1,4 +1,4 @@
-/* cap_ip.c - IPv6 seen as IPv4: extension headers walked, addresses mapped into 240/4 */
+/* cap_ip.c - IPv6: extension headers walked, addresses mapped into 240/4 (as IPv4 for libnids) */
 /* SPDX-License-Identifier: MIT */
 /*
  * libnids knows only IPv4 (notes/libnids.md 4). An IPv6 TCP or UDP packet is
@@ -126,10 +126,11 @@ uint16_t cap_ip_csum(const uint8_t *h, size_t hl)
 	return (uint16_t)~sum;
 }
 
-/* The rewrite proper; depth 1 for a datagram rebuilt from fragments (which
- * may not hold another fragment header). */
-static size_t ip6_to4(struct bb_cap *c, const uint8_t *p, size_t n, uint8_t *out, int *bad,
-                      int depth)
+/* Walks an IPv6 packet to its TCP or UDP payload: 1 with *l set; 0 for a
+ * packet to skip (counted; *bad when malformed). depth 1 for a datagram
+ * rebuilt from fragments (which may not hold another fragment header). */
+static int ip6_parse(struct bb_cap *c, const uint8_t *p, size_t n, struct cap_l4 *l, int *bad,
+                     int depth)
 {
 	struct cap_v6map *m = c->v6;
 	struct bb_cap_stats *st = &c->st;
@@ -201,7 +202,7 @@ static size_t ip6_to4(struct bb_cap *c, const uint8_t *p, size_t n, uint8_t *out
 			h[6] = first;
 			memcpy(h + 8, src, 16);
 			memcpy(h + 24, dst, 16);
-			return ip6_to4(c, h, 40 + len, out, bad, 1);
+			return ip6_parse(c, h, 40 + len, l, bad, 1);
 		}
 		break;
 	}
@@ -209,13 +210,31 @@ static size_t ip6_to4(struct bb_cap *c, const uint8_t *p, size_t n, uint8_t *out
 		st->ip_other++;
 		return 0;
 	}
-	size_t pl = bb_rd_left(&r);
-	uint32_t s4 = map(m, src), d4 = map(m, dst);
-	if (!s4 || !d4) {
+	l->n = bb_rd_left(&r);
+	l->p = bb_rd_bytes(&r, l->n);
+	l->s4 = map(m, src);
+	l->d4 = map(m, dst);
+	if (!l->s4 || !l->d4) {
 		st->ip_other++;
 		return 0;
 	}
-	if (next == 17 && pl + 20 > 65535) { /* a UDP datagram IPv4 cannot carry */
+	l->proto = next;
+	l->hlim = hlim;
+	return 1;
+}
+
+int cap_ip6_l4(struct bb_cap *c, const uint8_t *p, size_t n, struct cap_l4 *l, int *bad)
+{
+	return ip6_parse(c, p, n, l, bad, 0);
+}
+
+size_t cap_ip6_to4(struct bb_cap *c, const uint8_t *p, size_t n, uint8_t *out, int *bad)
+{
+	struct cap_l4 l;
+	if (!ip6_parse(c, p, n, &l, bad, 0))
+		return 0;
+	size_t pl = l.n;
+	if (l.proto == 17 && pl + 20 > 65535) { /* a UDP datagram IPv4 cannot carry */
 		*bad = 1;
 		return 0;
 	}
@@ -228,21 +247,16 @@ static size_t ip6_to4(struct bb_cap *c, const uint8_t *p, size_t n, uint8_t *out
 	out[4] = out[5] = 0;
 	out[6] = 0x40; /* DF, no fragments */
 	out[7] = 0;
-	out[8] = hlim;
-	out[9] = next;
+	out[8] = l.hlim;
+	out[9] = l.proto;
 	out[10] = out[11] = 0;
-	memcpy(out + 12, &s4, 4);
-	memcpy(out + 16, &d4, 4);
+	memcpy(out + 12, &l.s4, 4);
+	memcpy(out + 16, &l.d4, 4);
 	uint16_t cs = cap_ip_csum(out, 20);
 	out[10] = (uint8_t)(cs >> 8);
 	out[11] = (uint8_t)cs;
-	memcpy(out + 20, bb_rd_bytes(&r, pl), pl);
+	memcpy(out + 20, l.p, pl);
 	return pl + 20;
-}
-
-size_t cap_ip6_to4(struct bb_cap *c, const uint8_t *p, size_t n, uint8_t *out, int *bad)
-{
-	return ip6_to4(c, p, n, out, bad, 0);
 }
 
 /* Splits an IPv4 TCP packet p of n > 65535 bytes (20-byte IP header, from

@@ -155,8 +155,8 @@ void cap_out_put(struct cap_conn *k, const struct bb_dec_msg *m)
 	rp->len = m->len;
 	rp->op = m->op;
 	rp->proto = k->dec >= 0 ? bb_dec_at((size_t)k->dec)->name : "-";
-	memcpy(rp->sender, from_client ? cn : sn, sizeof rp->sender);
-	memcpy(rp->receiver, from_client ? sn : cn, sizeof rp->receiver);
+	rp->sender = from_client ? cn : sn;
+	rp->receiver = from_client ? sn : cn;
 	size_t il = m->id_len < sizeof rp->id ? m->id_len : sizeof rp->id - 1;
 	memcpy(rp->id, m->id, il);
 	rp->id_len = (uint16_t)il;
@@ -177,6 +177,51 @@ void cap_out_release(struct bb_cap *c, int flush_all)
 		c->freelist[c->nfree++] = idx;
 		heap_pop(c);
 	}
+}
+
+static size_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603u;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211u;
+	return (size_t)h;
+}
+
+const char *cap_intern(struct bb_cap *c, const char *s)
+{
+	if ((c->ninterned + 1) * 2 > c->intern_size) {
+		size_t ns = c->intern_size ? c->intern_size * 2 : 256;
+		char **t = bb_xcalloc(ns, sizeof *t);
+		for (size_t i = 0; i < c->intern_size; i++) {
+			if (!c->interned[i])
+				continue;
+			size_t j = str_hash(c->interned[i]) & (ns - 1);
+			while (t[j])
+				j = (j + 1) & (ns - 1);
+			t[j] = c->interned[i];
+		}
+		free(c->interned);
+		c->interned = t;
+		c->intern_size = ns;
+	}
+	size_t j = str_hash(s) & (c->intern_size - 1);
+	while (c->interned[j]) {
+		if (strcmp(c->interned[j], s) == 0)
+			return c->interned[j];
+		j = (j + 1) & (c->intern_size - 1);
+	}
+	c->interned[j] = bb_xstrndup(s, strlen(s));
+	c->ninterned++;
+	return c->interned[j];
+}
+
+void cap_intern_free(struct bb_cap *c)
+{
+	for (size_t i = 0; i < c->intern_size; i++)
+		free(c->interned[i]);
+	free(c->interned);
+	c->interned = NULL;
+	c->intern_size = c->ninterned = 0;
 }
 
 int cap_names_load(struct bb_cap *c, const char *path, struct bb_err *err)

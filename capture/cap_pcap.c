@@ -1,9 +1,13 @@
 /* cap_pcap.c - pcap sources (files merged in time order, live interfaces) and the run loop */
 /* SPDX-License-Identifier: MIT */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "capture/cap_int.h"
 
@@ -55,6 +59,8 @@ void bb_cap_free(struct bb_cap *c)
 	for (size_t i = 0; i < c->nsrc; i++) {
 		if (c->src[i].p)
 			pcap_close(c->src[i].p);
+		if (c->src[i].map)
+			munmap((void *)(uintptr_t)c->src[i].map, c->src[i].maplen);
 		free(c->src[i].name);
 	}
 	free(c->src);
@@ -66,6 +72,7 @@ void bb_cap_free(struct bb_cap *c)
 	free(c->freelist);
 	free(c->ds);
 	free(c->scratch);
+	cap_intern_free(c);
 	cap_v6map_free(c->v6);
 	free(c);
 }
@@ -82,6 +89,105 @@ static struct cap_src *add_src(struct bb_cap *c, pcap_t *p, const char *name, in
 	return s;
 }
 
+static uint32_t get32(const uint8_t *b, int swapped)
+{
+	uint32_t v;
+	memcpy(&v, b, 4);
+	return swapped ? __builtin_bswap32(v) : v;
+}
+
+/* A classic pcap file (version 2.4, either byte order, micro- or
+ * nanosecond times) is mapped and its records read in place: no copy per
+ * packet (pcap_next_ex reads each one through stdio). Anything else, and
+ * standard input, is left to libpcap. */
+static void map_file(struct cap_src *s, const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		return;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	struct stat sb;
+	void *m = MAP_FAILED;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 24)
+		m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return;
+	const uint8_t *b = m;
+	uint32_t magic;
+	memcpy(&magic, b, 4);
+	int ok = 1;
+	if (magic == 0xa1b2c3d4u || magic == 0xa1b23c4du)
+		s->swapped = 0;
+	else if (magic == 0xd4c3b2a1u || magic == 0x4d3cb2a1u)
+		s->swapped = 1;
+	else
+		ok = 0;
+	s->nsec = magic == 0xa1b23c4du || magic == 0x4d3cb2a1u;
+	uint16_t major, minor;
+	if (s->swapped) {
+		uint16_t mj, mn;
+		memcpy(&mj, b + 4, 2);
+		memcpy(&mn, b + 6, 2);
+		major = __builtin_bswap16(mj);
+		minor = __builtin_bswap16(mn);
+	} else {
+		memcpy(&major, b + 4, 2);
+		memcpy(&minor, b + 6, 2);
+	}
+	if (!ok || major != 2 || minor != 4) {
+		munmap(m, (size_t)sb.st_size);
+		return;
+	}
+	madvise(m, (size_t)sb.st_size, MADV_SEQUENTIAL);
+	s->map = b;
+	s->maplen = (size_t)sb.st_size;
+	s->off = 24;
+}
+
+/* Hands the rest of a mapped file to libpcap, from the current record on. */
+static void unmap_src(struct cap_src *s)
+{
+	if (!s->map)
+		return;
+	FILE *f = pcap_file(s->p);
+	if (f)
+		fseeko(f, (off_t)s->off, SEEK_SET);
+	munmap((void *)(uintptr_t)s->map, s->maplen);
+	s->map = NULL;
+}
+
+/* The next record of a mapped file: 1 with s->h and s->data set, 0 at a
+ * clean end of file, -1 when libpcap must judge this record. */
+static int next_mapped(struct cap_src *s)
+{
+	size_t left = s->maplen - s->off;
+	if (left == 0)
+		return 0;
+	if (left < 16)
+		return -1;
+	const uint8_t *r = s->map + s->off;
+	uint32_t caplen = get32(r + 8, s->swapped), len = get32(r + 12, s->swapped);
+	int snap = pcap_snapshot(s->p);
+	if (caplen > left - 16 || caplen > (uint32_t)(snap > 0 ? snap : 0) || caplen > 262144)
+		return -1;
+	uint32_t frac = get32(r + 4, s->swapped);
+	if (!s->nsec) {
+		if (frac >= 1000000u)
+			return -1;
+		frac *= 1000u;
+	}
+	s->hdr.ts.tv_sec = (time_t)get32(r, s->swapped);
+	s->hdr.ts.tv_usec = (suseconds_t)frac;
+	s->hdr.caplen = caplen;
+	s->hdr.len = len;
+	s->h = &s->hdr;
+	s->data = r + 16;
+	s->off += 16 + (size_t)caplen;
+	return 1;
+}
+
 int bb_cap_add_file(struct bb_cap *c, const char *path, struct bb_err *err)
 {
 	char eb[PCAP_ERRBUF_SIZE];
@@ -91,13 +197,15 @@ int bb_cap_add_file(struct bb_cap *c, const char *path, struct bb_err *err)
 		bb_err_set(err, "%s: cannot read capture: %s", path, eb);
 		return BB_ERR_IO;
 	}
-	add_src(c, p, path, 0);
+	struct cap_src *s = add_src(c, p, path, 0);
+	map_file(s, path);
 	return 0;
 }
 
 int bb_cap_set_filter(struct bb_cap *c, const char *filter, struct bb_err *err)
 {
 	for (size_t i = 0; i < c->nsrc; i++) {
+		unmap_src(&c->src[i]); /* libpcap applies the filter as it reads */
 		struct bpf_program prog;
 		if (pcap_compile(c->src[i].p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0) {
 			bb_err_set(err, "%s: bad filter \"%s\": %s", c->src[i].name, filter,
@@ -282,6 +390,14 @@ static void packet(struct bb_cap *c, int dlt, const struct pcap_pkthdr *h, const
 	int v = cap_link(dlt, data, h->caplen, &ip, &len);
 	if (v == 4) {
 		ip4(c, ip, len);
+	} else if (v == 6 && c->reasm) {
+		/* The own engine takes IPv6 payloads in place. */
+		struct cap_l4 l;
+		int bad;
+		if (cap_ip6_l4(c, ip, len, &l, &bad))
+			cap_reasm_l4(c, l.proto, l.s4, l.d4, l.p, l.n);
+		else if (bad)
+			c->st.ip_bad++;
 	} else if (v == 6) {
 		int bad;
 		size_t n = cap_ip6_to4(c, ip, len, c->scratch, &bad);
@@ -317,6 +433,18 @@ static void live_cb(u_char *arg, const struct pcap_pkthdr *h, const u_char *data
 
 static int next_of(struct cap_src *s, struct bb_err *err)
 {
+	if (s->map) {
+		int m = next_mapped(s);
+		if (m > 0) {
+			s->nread++;
+			return 0;
+		}
+		if (m == 0) {
+			s->done = 1;
+			return 0;
+		}
+		unmap_src(s);
+	}
 	int rc = pcap_next_ex(s->p, &s->h, &s->data);
 	if (rc == 1) {
 		s->nread++;

@@ -551,10 +551,16 @@ void cap_reasm_ip(struct bb_cap *c, const uint8_t *p, size_t n)
 	}
 	memcpy(&sa, a, 4);
 	memcpy(&da, b, 4);
+	cap_reasm_l4(c, proto, sa, da, p + ihl, tot - ihl);
+}
+
+void cap_reasm_l4(struct bb_cap *c, uint8_t proto, uint32_t sa, uint32_t da, const uint8_t *p,
+                  size_t n)
+{
 	if (proto == 6)
-		tcp(c, sa, da, p + ihl, tot - ihl);
+		tcp(c, sa, da, p, n);
 	else if (proto == 17)
-		udp(c, sa, da, p + ihl, tot - ihl);
+		udp(c, sa, da, p, n);
 	else
 		c->st.ip_other++;
 }
