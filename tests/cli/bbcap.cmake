@@ -4,6 +4,9 @@ bb_cli_test(bbcap_golden_counts bbcap_golden_counts.sh)
 bb_cli_test(bbcap_golden bbcap_golden.sh)
 # The own TCP reassembly and libnids give the same records on the corpus.
 bb_cli_test(bbcap_engines bbcap_engines.sh)
+# Classic pcap read in place (mmap) = the same bytes read by libpcap.
+bb_cli_test(bbcap_reader bbcap_reader.sh)
+set_tests_properties(cli_bbcap_reader PROPERTIES TIMEOUT 600)
 bb_cli_test(bbcap_robustness bbcap_robustness.sh)
 set_tests_properties(cli_bbcap_robustness PROPERTIES TIMEOUT 1500)
 # Needs root, ip(8), curl and python3; skips (77) otherwise.
