@@ -22,3 +22,7 @@ set_tests_properties(cli_bbcap_drops PROPERTIES TIMEOUT 120 RUN_SERIAL ON)
 # nginx answering curl and wrk, captured live: pairs = what the clients did.
 bb_cli_test(bbcap_nginx bbcap_nginx.sh)
 set_tests_properties(cli_bbcap_nginx PROPERTIES TIMEOUT 120 RUN_SERIAL ON)
+# dnsmasq answers fragmented by the server's kernel (IPv6 and IPv4, MTU 1280),
+# captured by tcpdump: every answer reassembled and paired (root, dnsmasq, dig).
+bb_cli_test(bbcap_frag bbcap_frag.sh)
+set_tests_properties(cli_bbcap_frag PROPERTIES TIMEOUT 120 RUN_SERIAL ON)
