@@ -48,7 +48,7 @@ struct frag_ent {
 };
 
 struct cap_frags {
-	struct frag_ent ent[CAP_FRAG_MAX];
+	struct frag_ent *ent;       /* CAP_FRAG_MAX, allocated at the first fragment */
 	size_t nused;
 	uint8_t *out;               /* the last datagram completed (returned to the caller) */
 };
@@ -71,8 +71,9 @@ void cap_frags_free(struct cap_frags *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < CAP_FRAG_MAX; i++)
+	for (size_t i = 0; t->ent && i < CAP_FRAG_MAX; i++)
 		ent_clear(t, &t->ent[i]);
+	free(t->ent);
 	free(t->out);
 	free(t);
 }
@@ -110,6 +111,8 @@ static size_t key_slot(const struct cap_frag_key *k)
 static struct frag_ent *lookup(struct cap_frags *t, const struct cap_frag_key *k, int64_t now_ns,
                                struct bb_cap_stats *st)
 {
+	if (!t->ent)
+		t->ent = bb_xcalloc(CAP_FRAG_MAX, sizeof *t->ent);
 	size_t s = key_slot(k), freeslot = CAP_FRAG_MAX, oldest = s;
 	for (size_t i = 0; i < CAP_FRAG_MAX; i++) {
 		size_t j = (s + i) % CAP_FRAG_MAX;

@@ -171,6 +171,9 @@ struct bb_cap {
 	struct cap_conn *act_head, *act_tail;
 	uint64_t recseq;
 	int64_t last_written_ns;
+	int64_t end_sec;            /* the seconds of the last end= written, */
+	char end_str[BB_TIME_BUFSZ];/* as text with the dot: reused while equal */
+	size_t end_len;
 	/* addresses */
 	struct cap_v6map *v6;
 	char **interned;            /* node names, open addressing */

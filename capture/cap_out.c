@@ -99,6 +99,29 @@ static struct cap_rec *rec_alloc(struct bb_cap *c, uint32_t *idx)
 	return &c->pool[*idx];
 }
 
+/* bb_time_format, with the seconds kept from the last call: records come
+ * in time order, so most share them. */
+static size_t end_format(struct bb_cap *c, int64_t ns, char *buf)
+{
+	if (ns < 0)
+		return bb_time_format(ns, buf);
+	int64_t sec = ns / BB_NS_PER_S;
+	uint32_t frac = (uint32_t)(ns % BB_NS_PER_S);
+	if (sec != c->end_sec || c->end_len == 0) {
+		size_t n = bb_time_format(ns, c->end_str);
+		c->end_len = n - 9; /* through the dot */
+		c->end_sec = sec;
+	}
+	memcpy(buf, c->end_str, c->end_len);
+	char *p = buf + c->end_len;
+	for (int i = 8; i >= 0; i--) {
+		p[i] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	p[9] = '\0';
+	return c->end_len + 9;
+}
+
 static void write_rec(struct bb_cap *c, const struct cap_rec *r)
 {
 	struct bb_attr at[4];
@@ -119,7 +142,7 @@ static void write_rec(struct bb_cap *c, const struct cap_rec *r)
 	at[na].key = "end";
 	at[na].key_len = 3;
 	at[na].val = end;
-	at[na].val_len = (uint32_t)bb_time_format(r->end_ns, end);
+	at[na].val_len = (uint32_t)end_format(c, r->end_ns, end);
 	na++;
 	at[na].key = "len";
 	at[na].key_len = 3;

@@ -1,8 +1,10 @@
 /* fuzz_capture.c - libFuzzer target: the whole pipeline (pcap file in, trace out) */
 /* SPDX-License-Identifier: MIT */
 /*
- * The input is a pcap or pcapng file. It goes through libpcap, the link
- * layers, IP, libnids and every decoder, and the trace to /dev/null. Seeds:
+ * The input is a pcap or pcapng file. It goes through bbcap's in-place pcap
+ * reader (libpcap for pcapng and at doubtful records), the link layers, IP
+ * and fragment reassembly, the own TCP reassembly (and libnids' too for inputs
+ * of odd size), every decoder, and the trace to /dev/null. Seeds:
  * ../shared/corpus/protocols and robustness. Without libFuzzer, main() replays
  * the files named on the command line.
  */
@@ -24,14 +26,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	fwrite(data, 1, size, f);
 	fclose(f);
-	struct bb_writer *w = bb_writer_open("/dev/null", &err);
-	struct bb_cap *c = w ? bb_cap_new(NULL, w, &err) : NULL;
-	if (c && bb_cap_add_file(c, path, &err) == 0) {
-		bb_cap_run(c, NULL, NULL, &err);
-		bb_cap_finish(c, &err);
+	for (int e = 0; e < 1 + (int)(size & 1); e++) {
+		struct bb_cap_opts o = {0};
+		o.reassembly = e ? BB_CAP_RSM_LIBNIDS : BB_CAP_RSM_OWN;
+		struct bb_writer *w = bb_writer_open("/dev/null", &err);
+		struct bb_cap *c = w ? bb_cap_new(&o, w, &err) : NULL;
+		if (c && bb_cap_add_file(c, path, &err) == 0) {
+			bb_cap_run(c, NULL, NULL, &err);
+			bb_cap_finish(c, &err);
+		}
+		bb_cap_free(c);
+		bb_writer_close(w, NULL);
 	}
-	bb_cap_free(c);
-	bb_writer_close(w, NULL);
 	unlink(path);
 	return 0;
 }
