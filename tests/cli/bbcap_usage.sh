@@ -34,6 +34,8 @@ grep -q 'nope' "$BB_TMP/err" || { echo "FAIL decode-as message"; fail=1; }
 check 2 "bad decode-as port" "$B" --decode-as x=http -r x
 check 2 "bad no-decoder" "$B" --no-decoder nope -r x
 check 2 "bad count" "$B" -c 0 -r x
+check 2 "bad reassembly" "$B" --reassembly=nope -r x
+grep -q 'nope' "$BB_TMP/err" || { echo "FAIL reassembly message"; fail=1; }
 check 1 "missing file" "$B" -r "$BB_TMP/does-not-exist.pcap"
 grep -q "^bbcap: error: $BB_TMP/does-not-exist.pcap: " "$BB_TMP/err" ||
 	{ echo "FAIL missing file message: $(cat "$BB_TMP/err")"; fail=1; }
@@ -56,6 +58,8 @@ grep -q "	RET	10.1.0.2	10.1.0.1	c[0-9]*.1	proto=http	req=GET%20/x	end=1700000001
 	{ echo "FAIL http record"; grep http "$BB_TMP/all.tr"; fail=1; }
 "$B" -q -c 2 -r "$fx" -w "$BB_TMP/c.tr" || fail=1
 want "-c 2" 2 "$(records "$BB_TMP/c.tr")"
+"$B" -q --reassembly=libnids -r "$fx" -w "$BB_TMP/n.tr" || fail=1
+want "--reassembly=libnids: the same records" "$(grep -v '^#' "$BB_TMP/all.tr")" "$(grep -v '^#' "$BB_TMP/n.tr")"
 "$B" -q --duration 1.2s -r "$fx" -w "$BB_TMP/d.tr" || fail=1
 want "--duration 1.2s" 4 "$(records "$BB_TMP/d.tr")"
 "$B" -q -r - -w - <"$fx" >"$BB_TMP/pipe.tr" || fail=1
