@@ -266,6 +266,11 @@ static void push(struct bb_cap *c, struct rstream *s, int dir, const uint8_t *p,
 		h->len -= used;
 		if (h->len == 0) {
 			h->off = 0;
+			if (h->cap > 65536) { /* a long message is over: give its room back */
+				free(h->buf);
+				h->buf = NULL;
+				h->cap = 0;
+			}
 			return;
 		}
 		p = NULL;
