@@ -132,6 +132,7 @@ struct cap_src {
 	 * file offset off (and says what is wrong, if anything). */
 	const uint8_t *map;
 	size_t maplen, off;
+	size_t populated;           /* pages mapped ahead up to here */
 	int swapped, nsec;
 	struct pcap_pkthdr hdr;
 };
