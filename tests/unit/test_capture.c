@@ -885,6 +885,39 @@ static void t_tcp_fin_reuse_rst(void)
 	}
 }
 
+/* A stream silent for an hour is evicted (counted); what it held beyond a
+ * hole is delivered first, after the gap. */
+static void t_tcp_idle_eviction(void)
+{
+	static struct cap_file f;
+	struct result r;
+	memset(&f, 0, sizeof f);
+	f.dlt = DLT_RAW;
+	struct ep c = ep4(1, 40000), s = ep4(2, 80);
+	const char *req = "GET / HTTP/1.1\r\n\r\n";
+	const char *rep = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789";
+	uint32_t cs = 100, ss = 900, rl = (uint32_t)strlen(req), pl = (uint32_t)strlen(rep);
+	add(&f, 1000, c, s, 1, cs - 1, 0, 0x02, "", 0);
+	add(&f, 1001, s, c, 1, ss - 1, cs, 0x12, "", 0);
+	add(&f, 1002, c, s, 1, cs, ss, 0x10, "", 0);
+	add(&f, 1010, c, s, 1, cs, ss, 0x18, req, rl);
+	add(&f, 1020, s, c, 1, ss, cs + rl, 0x18, rep, 40); /* the head, 2 body bytes */
+	/* body bytes 40..44 lost; the rest held */
+	add(&f, 1021, s, c, 1, ss + 44, cs + rl, 0x18, rep + 44, pl - 44);
+	/* two hours later, another flow */
+	add(&f, 7201000, ep4(3, 33000), ep4(4, 53), 0, 0, 0, 0, dns_q, sizeof dns_q);
+	run1(&r, &f, NULL);
+	CHECK_INT(r.st.tcp_evicted, 1);
+	CHECK_INT(r.st.tcp_gaps, 1);
+	CHECK_INT(r.st.tcp_gap_bytes, 4);
+	CHECK_INT(count(&r, "CALL"), 2);
+	CHECK_INT(count(&r, "RET"), 1);
+	if (r.n == 3) {
+		CHECK_STR(r.l[1].op, "RET");
+		CHECK_HAS(r.l[1].rest, "end=1.021000000");
+	}
+}
+
 /* The TCP tests again with --reassembly=libnids. */
 static void t_tcp_libnids(void)
 {
@@ -913,6 +946,7 @@ static const struct unit_test tests[] = {
 	{"ipv4_fragments_orders", t_ipv4_fragments_orders},
 	{"tcp_overlap", t_tcp_overlap},
 	{"tcp_fin_reuse_rst", t_tcp_fin_reuse_rst},
+	{"tcp_idle_eviction", t_tcp_idle_eviction},
 	{"tcp_libnids", t_tcp_libnids},
 };
 
