@@ -18,6 +18,9 @@
  *    direction) until the hole fills (tcp_reordered) or outlives
  *    opts.hole_ns of packet time or the queue is full: then the hole is a gap,
  *    counted and signalled to the decoder, and the held bytes follow;
+ *  - memory: CAP_REASM_BUF_MAX per direction, CAP_REASM_MEM_MAX in all
+ *    (buffers and held segments); beyond, bytes are given up as a gap
+ *    (tcp_overflow) and holes are skipped at once;
  *  - FIN in both directions or RST closes the stream; checksums and windows
  *    are not checked (offload; a passive observer must not drop what the
  *    receiver may take).
@@ -26,13 +29,15 @@
  *   TCP:  sport:16 dport:16 seq:32 ack:32 off:4 res:4 flags:8 win:16 sum:16 urg:16
  *   UDP:  sport:16 dport:16 len:16 sum:16
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture/cap_int.h"
 
 #define CAP_REASM_IDLE_NS (3600 * BB_NS_PER_S)
-#define CAP_REASM_BUF_MAX (4u << 20)
+#define CAP_REASM_BUF_MAX (4u << 20)    /* bytes a decoder may leave in one direction */
+#define CAP_REASM_MEM_MAX ((size_t)1 << 30) /* buffers and held bytes of all streams */
 
 #define F_FIN 0x01
 #define F_SYN 0x02
@@ -73,6 +78,7 @@ struct rstream {
 };
 
 struct cap_reasm {
+	size_t bytes;               /* direction buffers and held segments, all streams */
 	struct rstream **hash;
 	size_t hsize;
 	size_t n, max;
@@ -169,12 +175,15 @@ static void stream_free(struct bb_cap *c, struct rstream *s)
 	lru_unlink(r, s);
 	for (int d = 0; d < 2; d++) {
 		struct rhalf *h = &s->h[d];
-		for (int i = 0; i < h->nq; i++)
+		for (int i = 0; i < h->nq; i++) {
+			r->bytes -= h->q[i].len;
 			free(h->q[i].data);
+		}
 		h->nq = 0;
 	}
 	hold_unlink(r, s);
 	for (int d = 0; d < 2; d++) {
+		r->bytes -= s->h[d].cap;
 		free(s->h[d].q);
 		free(s->h[d].buf);
 	}
@@ -256,6 +265,7 @@ static void push(struct bb_cap *c, struct rstream *s, int dir, const uint8_t *p,
 				while (nc < h->len + n)
 					nc *= 2;
 				h->buf = bb_xrealloc(h->buf, nc);
+				c->reasm->bytes += nc - h->cap;
 				h->cap = nc;
 			}
 		}
@@ -267,6 +277,7 @@ static void push(struct bb_cap *c, struct rstream *s, int dir, const uint8_t *p,
 		if (h->len == 0) {
 			h->off = 0;
 			if (h->cap > 65536) { /* a long message is over: give its room back */
+				c->reasm->bytes -= h->cap;
 				free(h->buf);
 				h->buf = NULL;
 				h->cap = 0;
@@ -284,18 +295,24 @@ static void push(struct bb_cap *c, struct rstream *s, int dir, const uint8_t *p,
 				nc *= 2;
 			free(h->buf);
 			h->buf = bb_xmalloc(nc);
+			c->reasm->bytes += nc - h->cap;
 			h->cap = nc;
 		}
 		memcpy(h->buf, p, n);
 		h->off = 0;
 		h->len = n;
 	}
-	if (h->len > CAP_REASM_BUF_MAX) {
+	if (h->len > CAP_REASM_BUF_MAX || c->reasm->bytes > CAP_REASM_MEM_MAX) {
 		/* A decoder that holds megabytes waits for something that will not
-		 * come: give up on those bytes. */
+		 * come, or all streams together hold too much: give up on those
+		 * bytes. */
 		c->st.tcp_overflow++;
 		cap_tcp_gap(k, dir, 0, 0);
 		h->off = h->len = 0;
+		c->reasm->bytes -= h->cap;
+		free(h->buf);
+		h->buf = NULL;
+		h->cap = 0;
 	}
 }
 
@@ -343,8 +360,10 @@ static int drain(struct bb_cap *c, struct rstream *s, int dir)
 		done++;
 	}
 	c->pkt_ns = save;
-	for (int j = 0; j < i; j++)
+	for (int j = 0; j < i; j++) {
+		c->reasm->bytes -= h->q[j].len;
 		free(h->q[j].data);
+	}
 	memmove(h->q, h->q + i, (size_t)(h->nq - i) * sizeof h->q[0]);
 	h->nq -= i;
 	h->hole_ns = INT64_MAX;
@@ -355,6 +374,21 @@ static int drain(struct bb_cap *c, struct rstream *s, int dir)
 	return done;
 }
 
+/* Bytes up to seq will not come in dir: a gap, counted and signalled; the
+ * bytes the decoder left are lost with it. */
+static void gap_to(struct bb_cap *c, struct rstream *s, int dir, uint32_t seq)
+{
+	struct rhalf *h = &s->h[dir];
+	int32_t lost = (int32_t)(seq - h->next);
+	if (lost <= 0)
+		return;
+	c->st.tcp_gaps++;
+	c->st.tcp_gap_bytes += (uint64_t)lost;
+	cap_tcp_gap(s->k, dir, (uint64_t)lost, 0);
+	h->off = h->len = 0;
+	h->next = seq;
+}
+
 /* The hole before the held segments of dir will not fill: skip it. */
 static void skip_hole(struct bb_cap *c, struct rstream *s, int dir)
 {
@@ -362,25 +396,9 @@ static void skip_hole(struct bb_cap *c, struct rstream *s, int dir)
 	if (h->nq == 0)
 		return;
 	qsort(h->q, (size_t)h->nq, sizeof h->q[0], cmp_held);
-	int32_t lost = (int32_t)(h->q[0].seq - h->next);
-	if (lost > 0) {
-		c->st.tcp_gaps++;
-		c->st.tcp_gap_bytes += (uint64_t)lost;
-		/* The bytes the decoder left are lost with the hole. */
-		cap_tcp_gap(s->k, dir, (uint64_t)lost, 0);
-		h->off = h->len = 0;
-		h->next = h->q[0].seq;
-	}
 	while (h->nq) {
+		gap_to(c, s, dir, h->q[0].seq);
 		drain(c, s, dir);
-		if (h->nq && (int32_t)(h->q[0].seq - h->next) > 0) {
-			lost = (int32_t)(h->q[0].seq - h->next);
-			c->st.tcp_gaps++;
-			c->st.tcp_gap_bytes += (uint64_t)lost;
-			cap_tcp_gap(s->k, dir, (uint64_t)lost, 0);
-			h->off = h->len = 0;
-			h->next = h->q[0].seq;
-		}
 	}
 }
 
@@ -399,6 +417,7 @@ static void hold(struct bb_cap *c, struct rstream *s, int dir, uint32_t seq, con
 	q->fin = fin;
 	q->data = bb_xmalloc(n ? n : 1);
 	memcpy(q->data, p, n);
+	c->reasm->bytes += n;
 	hold_link(c->reasm, s);
 }
 
@@ -413,7 +432,10 @@ static void segment(struct bb_cap *c, struct rstream *s, int dir, uint32_t seq, 
 		/* A hole: maybe reordering, maybe loss. Hold the segment a while. */
 		if (h->nq == CAP_HOLD_MAX)
 			skip_hole(c, s, dir);
-		if ((int32_t)(seq - h->next) > 0) {
+		if (c->reasm->bytes + n > CAP_REASM_MEM_MAX) {
+			skip_hole(c, s, dir); /* no room to wait for the hole to fill */
+			gap_to(c, s, dir, seq);
+		} else if ((int32_t)(seq - h->next) > 0) {
 			hold(c, s, dir, seq, p, n, fin);
 			return;
 		}
@@ -606,6 +628,7 @@ void cap_reasm_free(struct bb_cap *c)
 	cap_reasm_expire(c, 1);
 	while (r->lru_head)
 		stream_free(c, r->lru_head);
+	assert(r->bytes == 0);
 	free(r->hash);
 	free(r);
 	c->reasm = NULL;
