@@ -45,11 +45,13 @@ struct frag_ent {
 	uint8_t hdr_next;           /* protocol of the offset-0 fragment (IPv6) */
 	uint8_t *buf;               /* CAP_FRAG_HEADROOM + data */
 	size_t cap;
+	uint16_t chain;             /* index + 1 of the next entry in its bucket, or 0 */
 };
 
 struct cap_frags {
 	struct frag_ent *ent;       /* CAP_FRAG_MAX, allocated at the first fragment */
-	size_t nused;
+	uint16_t *head;             /* per bucket: index + 1 of its first entry, or 0 */
+	size_t nused, cursor;
 	uint8_t *out;               /* the last datagram completed (returned to the caller) */
 };
 
@@ -58,10 +60,25 @@ struct cap_frags *cap_frags_new(void)
 	return bb_xcalloc(1, sizeof(struct cap_frags));
 }
 
+static size_t key_slot(const struct cap_frag_key *k)
+{
+	uint64_t h = 1469598103934665603u;
+	const uint8_t *b = (const uint8_t *)k;
+	for (size_t i = 0; i < sizeof *k; i++)
+		h = (h ^ b[i]) * 1099511628211u;
+	return (size_t)(h % CAP_FRAG_MAX);
+}
+
 static void ent_clear(struct cap_frags *t, struct frag_ent *e)
 {
 	if (!e->used)
 		return;
+	uint16_t me = (uint16_t)(e - t->ent + 1);
+	uint16_t *pp = &t->head[key_slot(&e->key)];
+	while (*pp && *pp != me)
+		pp = &t->ent[*pp - 1].chain;
+	if (*pp)
+		*pp = e->chain;
 	free(e->buf);
 	memset(e, 0, sizeof *e);
 	t->nused--;
@@ -74,6 +91,7 @@ void cap_frags_free(struct cap_frags *t)
 	for (size_t i = 0; t->ent && i < CAP_FRAG_MAX; i++)
 		ent_clear(t, &t->ent[i]);
 	free(t->ent);
+	free(t->head);
 	free(t->out);
 	free(t);
 }
@@ -97,47 +115,37 @@ void cap_frags_expire(struct cap_frags *t, int64_t now_ns, struct bb_cap_stats *
 	}
 }
 
-static size_t key_slot(const struct cap_frag_key *k)
-{
-	uint64_t h = 1469598103934665603u;
-	const uint8_t *b = (const uint8_t *)k;
-	for (size_t i = 0; i < sizeof *k; i++)
-		h = (h ^ b[i]) * 1099511628211u;
-	return (size_t)(h % CAP_FRAG_MAX);
-}
-
-/* The entry of key k, a new one, or NULL when the table is full of
- * datagrams younger than the timeout (the oldest is dropped then). */
+/* The entry of key k, or a new one (the oldest pending datagram is dropped,
+ * counted, when the table is full). */
 static struct frag_ent *lookup(struct cap_frags *t, const struct cap_frag_key *k, int64_t now_ns,
                                struct bb_cap_stats *st)
 {
-	if (!t->ent)
+	if (!t->ent) {
 		t->ent = bb_xcalloc(CAP_FRAG_MAX, sizeof *t->ent);
-	size_t s = key_slot(k), freeslot = CAP_FRAG_MAX, oldest = s;
-	for (size_t i = 0; i < CAP_FRAG_MAX; i++) {
-		size_t j = (s + i) % CAP_FRAG_MAX;
-		struct frag_ent *e = &t->ent[j];
-		if (!e->used) {
-			if (freeslot == CAP_FRAG_MAX)
-				freeslot = j;
-			if (t->nused == 0)
-				break;
-			continue;
-		}
-		if (memcmp(&e->key, k, sizeof *k) == 0)
-			return e;
-		if (e->first_ns < t->ent[oldest].first_ns || !t->ent[oldest].used)
-			oldest = j;
+		t->head = bb_xcalloc(CAP_FRAG_MAX, sizeof *t->head);
 	}
-	if (freeslot == CAP_FRAG_MAX) {
+	size_t b = key_slot(k);
+	for (uint16_t i = t->head[b]; i; i = t->ent[i - 1].chain)
+		if (memcmp(&t->ent[i - 1].key, k, sizeof *k) == 0)
+			return &t->ent[i - 1];
+	struct frag_ent *e = NULL;
+	if (t->nused == CAP_FRAG_MAX) {
+		e = &t->ent[0];
+		for (size_t i = 1; i < CAP_FRAG_MAX; i++)
+			if (t->ent[i].first_ns < e->first_ns)
+				e = &t->ent[i];
 		st->frag_dropped++;
-		ent_clear(t, &t->ent[oldest]);
-		freeslot = oldest;
+		ent_clear(t, e);
+	} else {
+		while (t->ent[t->cursor].used)
+			t->cursor = (t->cursor + 1) % CAP_FRAG_MAX;
+		e = &t->ent[t->cursor];
 	}
-	struct frag_ent *e = &t->ent[freeslot];
 	e->used = 1;
 	e->key = *k;
 	e->first_ns = now_ns;
+	e->chain = t->head[b];
+	t->head[b] = (uint16_t)(e - t->ent + 1);
 	t->nused++;
 	return e;
 }

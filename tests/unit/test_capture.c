@@ -800,6 +800,47 @@ static void t_ipv4_fragments_orders(void)
 	}
 }
 
+/* More datagrams pending than the table holds (1,024): the oldest are
+ * dropped (counted); the newest still complete. */
+static void t_fragments_table_full(void)
+{
+	static struct cap_file f;
+	struct result r;
+	memset(&f, 0, sizeof f);
+	f.dlt = DLT_RAW;
+	struct ep c = ep6(1, 33000), s = ep6(2, 53);
+	uint8_t dg[128];
+	udp_dgram(dg, s, c);
+	char path[80];
+	snprintf(path, sizeof path, "/tmp/bb_test_capture_frag_%d.pcap", (int)getpid());
+	pcap_t *d = pcap_open_dead_with_tstamp_precision(DLT_RAW, 65535, PCAP_TSTAMP_PRECISION_NANO);
+	pcap_dumper_t *w = pcap_dump_open(d, path);
+	/* 1,100 first fragments, then the rest of the last 50 */
+	for (int phase = 0; phase < 2; phase++) {
+		for (uint32_t id = phase ? 1050 : 0; id < 1100; id++) {
+			f.n = 0;
+			if (phase == 0)
+				frag6(&f, 1000 + id, s, c, dg, 0, 16, 1, id, 0);
+			else
+				frag6(&f, 3000 + id, s, c, dg, 16, 37, 0, id, 0);
+			struct pcap_pkthdr h;
+			h.ts.tv_sec = (time_t)(f.p[0].ts_ns / 1000000000);
+			h.ts.tv_usec = (suseconds_t)(f.p[0].ts_ns % 1000000000);
+			h.caplen = h.len = (bpf_u_int32)f.p[0].n;
+			pcap_dump((u_char *)w, &h, f.p[0].b);
+		}
+	}
+	pcap_dump_close(w);
+	pcap_close(d);
+	const char *files[1] = {path};
+	run(&r, files, 1, NULL);
+	unlink(path);
+	CHECK_INT(r.st.frags, 1150);
+	CHECK_INT(r.st.frag_reassembled, 50);
+	CHECK_INT(r.st.frag_dropped, 76);
+	CHECK_INT(r.st.frag_timeout, 0);
+}
+
 /* ---- TCP, own reassembly ----------------------------------------------------------- */
 
 /* Retransmissions that overlap what was delivered are trimmed: the messages
@@ -944,6 +985,7 @@ static const struct unit_test tests[] = {
 	{"ipv6_fragments_overlap", t_ipv6_fragments_overlap},
 	{"ipv6_fragments_bad_and_timeout", t_ipv6_fragments_bad_and_timeout},
 	{"ipv4_fragments_orders", t_ipv4_fragments_orders},
+	{"fragments_table_full", t_fragments_table_full},
 	{"tcp_overlap", t_tcp_overlap},
 	{"tcp_fin_reuse_rst", t_tcp_fin_reuse_rst},
 	{"tcp_idle_eviction", t_tcp_idle_eviction},
