@@ -36,14 +36,15 @@
 #define LDAP_HEAD 1024u
 #define LDAP_REQ_MAX 96
 
-enum { K_LDAP = 1, K_OPAQUE = 2 };
-
 struct ldap_dir {
 	uint8_t hunting;
 	uint8_t in_msg;         /* inside a message: left bytes to go */
 	uint8_t have;           /* a message to emit at its end: fields below */
 	uint8_t op;             /* protocolOp tag number */
 	uint32_t left;
+	uint32_t skip;          /* bytes to pass over: opaque, SASL wrapping */
+	uint32_t sasl;          /* plain LDAP bytes left in the current SASL buffer */
+	uint32_t trail;         /* bytes after them (a trailing checksum) */
 	uint32_t msgid;
 	int64_t t0;
 	uint64_t len;
@@ -217,67 +218,85 @@ static int parse_msg(struct ldap_dir *d, struct bb_rd r)
 	return 0;
 }
 
-/* What starts at p: an LDAPMessage, a SASL buffer or a TLS record. Returns
- * its total length and sets *kind (and parses the LDAP head into d), 0 when
- * more bytes are needed, -1 when it is none of them. */
-static long frame(struct ldap_dir *d, const uint8_t *p, size_t n, int *kind)
+/* The head of an LDAPMessage at p (n bytes there, at most lim of them
+ * belong to it): its total length, with d filled; 0 when more bytes are
+ * needed, -1 when it is not one or does not fit in lim. */
+static long ldap_frame(struct ldap_dir *d, const uint8_t *p, size_t n, size_t lim)
 {
-	if (n < 1)
+	long t = msg_total(p, n < lim ? n : lim);
+	if (t < 0 || (t == 0 && n >= lim))
+		return -1;
+	if (t == 0)
+		return 0;
+	if ((size_t)t > lim)
+		return -1;
+	size_t need = (size_t)t < LDAP_HEAD ? (size_t)t : LDAP_HEAD;
+	if (n < need)
+		return 0;
+	if (parse_msg(d, bb_rd_make(p, need)) < 0)
+		return -1;
+	return t;
+}
+
+/* A SASL buffer at p (length:32 + buffer): where its plain LDAP bytes are.
+ * Known integrity-only wrappings: none (the LDAPMessage right away), NTLMSSP
+ * (16-byte signature 01 00 00 00 ... first, [MS-NLMP] 3.4.4) and Kerberos
+ * (RFC 4121 4.2.6.2 Wrap token 05 04 without the Sealed flag: 16-byte
+ * header, the EC checksum bytes rotated RRC to the front, or trailing).
+ * Returns the buffer's total length and sets *pre (bytes before the plain
+ * text, the 4-byte length included) and *trail (checksum bytes after it), or
+ * *pre = 0 when the buffer is sealed (opaque); 0 when more bytes are needed,
+ * -1 when it is not plausible. */
+static long sasl_frame(const uint8_t *p, size_t n, uint32_t *pre, uint32_t *trail)
+{
+	if (n < 4)
 		return 0;
 	struct bb_rd r = bb_rd_make(p, n);
-	uint8_t b0 = bb_rd_u8(&r);
+	uint32_t blen = bb_rd_be32(&r);
+	if (blen < 16 || blen > LDAP_MAX_MSG)
+		return -1;
+	size_t total = 4 + (size_t)blen;
+	size_t need = total < 128 ? total : 128;
+	if (n < need)
+		return 0;
+	*pre = 0;
+	*trail = 0;
+	struct bb_rd h = bb_rd_make(p + 4, need - 4);
+	uint8_t b0 = bb_rd_u8(&h), b1 = bb_rd_u8(&h), flags = bb_rd_u8(&h), fill = bb_rd_u8(&h);
+	uint16_t ec = bb_rd_be16(&h), rrc = bb_rd_be16(&h);
+	uint32_t a = 0, z = 0;
 	if (b0 == 0x30) {
-		long t = msg_total(p, n);
-		if (t <= 0)
-			return t;
-		size_t need = (size_t)t < LDAP_HEAD ? (size_t)t : LDAP_HEAD;
-		if (n < need)
-			return 0;
-		if (parse_msg(d, bb_rd_make(p, need)) < 0)
-			return -1;
-		*kind = K_LDAP;
-		return t;
+		a = 4;
+	} else if (b0 == 1 && b1 == 0 && flags == 0 && fill == 0) {
+		a = 4 + 16;
+	} else if (b0 == 5 && b1 == 4 && !(flags & 0x02) && fill == 0xff && bb_rd_ok(&h) &&
+	           ec <= 64 && (rrc == ec || rrc == 0)) {
+		a = 4 + 16 + (rrc ? ec : 0);
+		z = rrc ? 0 : ec;
 	}
-	if (b0 == 0x00) { /* SASL buffer: length:32 */
-		if (n < 4)
-			return 0;
-		r = bb_rd_make(p, n);
-		uint32_t blen = bb_rd_be32(&r);
-		if (blen < 16 || blen > LDAP_MAX_MSG)
-			return -1;
-		size_t total = 4 + (size_t)blen;
-		size_t need = total < LDAP_HEAD ? total : LDAP_HEAD;
-		if (n < need)
-			return 0;
-		*kind = K_OPAQUE;
-		/* A plain LDAPMessage at the start or after an NTLMSSP signature. */
-		for (size_t skip = 0; skip <= 16; skip += 16) {
-			struct bb_rd in = bb_rd_make(p + 4, need - 4);
-			if (skip) {
-				if (bb_rd_le32(&in) != 1)
-					break;
-				bb_rd_skip(&in, 12);
-			}
-			long t = msg_total(in.p, bb_rd_left(&in));
-			if (t > 0 && (size_t)t == blen - skip && parse_msg(d, in) == 0) {
-				*kind = K_LDAP;
-				break;
-			}
+	if (a && (size_t)a + z < total && a < need) {
+		/* the plain text must start with an LDAPMessage */
+		struct bb_rd m = bb_rd_make(p + a, need - a);
+		if (bb_rd_u8(&m) == 0x30) {
+			*pre = a;
+			*trail = z;
 		}
-		return (long)total;
 	}
-	if (b0 >= 0x14 && b0 <= 0x17) { /* TLS record after StartTLS */
-		if (n < 5)
-			return 0;
-		uint8_t major = bb_rd_u8(&r);
-		bb_rd_skip(&r, 1);
-		uint16_t rl = bb_rd_be16(&r);
-		if (major != 3 || rl == 0 || rl > 18432)
-			return -1;
-		*kind = K_OPAQUE;
-		return 5 + (long)rl;
-	}
-	return -1;
+	return (long)total;
+}
+
+/* A TLS record (after StartTLS): its total length, 0 or -1 as above. */
+static long tls_frame(const uint8_t *p, size_t n)
+{
+	if (n < 5)
+		return 0;
+	struct bb_rd r = bb_rd_make(p, n);
+	uint8_t type = bb_rd_u8(&r), major = bb_rd_u8(&r);
+	bb_rd_skip(&r, 1);
+	uint16_t rl = bb_rd_be16(&r);
+	if (type < 0x14 || type > 0x17 || major != 3 || rl == 0 || rl > 18432)
+		return -1;
+	return 5 + (long)rl;
 }
 
 static void emit_msg(struct ldap_state *s, const struct bb_dec_ctx *ctx, int dir,
@@ -328,6 +347,77 @@ static void ldap_udp(struct ldap_state *s, const struct bb_dec_ctx *ctx, int dir
 		DEC_COUNT(ctx, malformed);
 }
 
+/* Not inside a message: what starts at r. 1 when something was started or
+ * skipped, 0 when more bytes are needed. */
+static int start(struct ldap_dir *d, const struct bb_dec_ctx *ctx, int dir, uint64_t pos,
+                 struct bb_rd *r, size_t off)
+{
+	size_t left = bb_rd_left(r);
+	struct bb_rd pk = *r;
+	uint8_t b0 = bb_rd_u8(&pk);
+	long t = -1;
+	if (d->sasl) {
+		/* inside a SASL buffer's plain text: LDAPMessages only */
+		t = ldap_frame(d, r->p, left, d->sasl);
+		if (t == 0)
+			return 0;
+		if (t < 0) {
+			DEC_COUNT(ctx, malformed);
+			d->skip = d->sasl + d->trail;
+			d->sasl = 0;
+			d->trail = 0;
+			return 1;
+		}
+	} else if (b0 == 0x30) {
+		t = ldap_frame(d, r->p, left, LDAP_MAX_MSG);
+		if (t == 0 && d->hunting && left >= LDAP_HEAD + 8)
+			t = -1; /* hunting: a start that wants more than a head is not one */
+	} else if (b0 == 0x00) {
+		uint32_t pre = 0, trail = 0;
+		t = sasl_frame(r->p, left, &pre, &trail);
+		if (t > 0 && d->hunting && !pre)
+			t = -1; /* hunting: a SASL length is trusted only with LDAP inside */
+		if (t > 0) {
+			d->hunting = 0;
+			if (pre) {
+				d->skip = pre;
+				d->sasl = (uint32_t)t - pre - trail;
+				d->trail = trail;
+			} else {
+				DEC_COUNT(ctx, opaque);
+				d->skip = (uint32_t)t;
+			}
+			return 1;
+		}
+	} else {
+		t = tls_frame(r->p, left);
+		if (t > 0) {
+			d->hunting = 0;
+			DEC_COUNT(ctx, opaque);
+			d->skip = (uint32_t)t;
+			return 1;
+		}
+	}
+	if (t == 0)
+		return 0;
+	if (t < 0) {
+		d->have = 0;
+		if (!d->hunting) {
+			DEC_COUNT(ctx, malformed);
+			d->hunting = 1;
+		}
+		bb_rd_skip(r, 1);
+		DEC_COUNT(ctx, skipped_bytes);
+		return 1;
+	}
+	d->hunting = 0;
+	d->in_msg = 1;
+	d->left = (uint32_t)t;
+	d->len = (uint64_t)t;
+	d->t0 = dec_time(ctx, dir, pos + off);
+	return 1;
+}
+
 static size_t ldap_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t pos,
                           const uint8_t *p, size_t n)
 {
@@ -343,52 +433,33 @@ static size_t ldap_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint6
 	for (;;) {
 		size_t off = (size_t)(r.p - p);
 		size_t left = bb_rd_left(&r);
+		if (d->skip) {
+			size_t take = d->skip < left ? d->skip : left;
+			bb_rd_skip(&r, take);
+			d->skip -= (uint32_t)take;
+			if (d->skip)
+				break;
+			continue;
+		}
 		if (d->in_msg) {
 			size_t take = d->left < left ? d->left : left;
 			bb_rd_skip(&r, take);
 			d->left -= (uint32_t)take;
+			if (d->sasl)
+				d->sasl -= (uint32_t)take;
 			if (d->left > 0)
 				break;
 			d->in_msg = 0;
 			if (d->have)
 				emit_msg(s, ctx, dir, d, dec_time(ctx, dir, pos + off + take - 1));
-			continue;
-		}
-		if (left == 0)
-			break;
-		int kind = 0;
-		d->have = 0;
-		long t = frame(d, r.p, left, &kind);
-		if (t == 0 && d->hunting && left >= LDAP_HEAD + 8)
-			t = -1; /* hunting: a start that wants more than a head is not one */
-		if (t == 0)
-			break;
-		if (t < 0) {
-			d->have = 0;
-			if (!d->hunting) {
-				DEC_COUNT(ctx, malformed);
-				d->hunting = 1;
+			if (d->sasl == 0 && d->trail) {
+				d->skip = d->trail;
+				d->trail = 0;
 			}
-			bb_rd_skip(&r, 1);
-			DEC_COUNT(ctx, skipped_bytes);
 			continue;
 		}
-		struct bb_rd pk = r;
-		if (kind == K_OPAQUE && d->hunting && bb_rd_u8(&pk) == 0x00) {
-			/* hunting: a SASL length is trusted only with an LDAPMessage inside */
-			bb_rd_skip(&r, 1);
-			DEC_COUNT(ctx, skipped_bytes);
-			continue;
-		}
-		d->hunting = 0;
-		if (kind == K_OPAQUE) {
-			DEC_COUNT(ctx, opaque);
-			d->have = 0;
-		}
-		d->in_msg = 1;
-		d->left = (uint32_t)t;
-		d->len = (uint64_t)t;
-		d->t0 = dec_time(ctx, dir, pos + off);
+		if (left == 0 || !start(d, ctx, dir, pos, &r, off))
+			break;
 	}
 	return (size_t)(r.p - p);
 }
@@ -400,9 +471,15 @@ static void ldap_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t l
 		return;
 	struct ldap_dir *d = &s->d[dir];
 	DEC_COUNT(ctx, resync);
-	if (lost && d->in_msg && lost < d->left) {
+	if (lost && d->skip && lost < d->skip) {
+		d->skip -= (uint32_t)lost;
+		return;
+	}
+	if (lost && !d->skip && d->in_msg && lost < d->left) {
 		/* The hole is inside the current message: skip it and go on. */
 		d->left -= (uint32_t)lost;
+		if (d->sasl)
+			d->sasl -= (uint32_t)lost;
 		return;
 	}
 	/* A message whose head was seen did happen: report it, ending at the gap. */
