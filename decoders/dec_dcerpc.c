@@ -1,4 +1,4 @@
-/* dec_dcerpc.c - DCE-RPC / MS-RPC connection-oriented PDUs over TCP (ncacn_ip_tcp) */
+/* dec_dcerpc.c - DCE-RPC / MS-RPC over TCP (ncacn_ip_tcp) and UDP (ncadg_ip_udp) */
 /* SPDX-License-Identifier: MIT */
 /*
  * C706 (DCE 1.1: Remote Procedure Call) chapter 12.6 (connection-oriented
@@ -22,6 +22,11 @@
  * req = "<interface>.op<opnum>" for a request, the interface named when its
  * presentation context was bound on this connection with a well-known UUID
  * ("op<opnum>" alone otherwise); "bind <interface>" / "alter_context ...".
+ *
+ * Over UDP (C706 12.5, connectionless): an 80-byte header with the interface
+ * UUID, the activity's seqnum (the id) and the opnum in every PDU; request
+ * is a CALL, response and fault RETs, one record per message (fragment 0);
+ * ping, working, ack and the other control PDUs make no record.
  */
 #include <stddef.h>
 
@@ -186,13 +191,21 @@ static void ctx_set(struct dce_state *s, uint16_t ctx_id, uint16_t iface)
 	s->ctx[i].iface = iface;
 }
 
+/* act: the activity UUID of a connectionless PDU (the id names it instead
+ * of the connection: a reply may come on another flow), or NULL. */
 static void emit_msg(struct dce_state *s, const struct bb_dec_ctx *ctx, int dir, struct dce_dir *d,
-                     int64_t t1)
+                     int64_t t1, const uint64_t *act)
 {
 	d->have = 0;
-	char id[40], req[RPC_REQ_MAX];
+	char id[64], req[RPC_REQ_MAX];
 	size_t rl = 0;
-	int il = snprintf(id, sizeof id, "c%llu.%u", (unsigned long long)ctx->conn, d->call_id);
+	int il;
+	if (act) {
+		il = snprintf(id, sizeof id, "a%016llx%016llx.%u", (unsigned long long)act[0],
+		              (unsigned long long)act[1], d->call_id);
+	} else {
+		il = snprintf(id, sizeof id, "c%llu.%u", (unsigned long long)ctx->conn, d->call_id);
+	}
 	if (is_call(d->ptype)) {
 		dec_match_put(&s->m, ctx, d->call_id, d->ptype, d->opnum, d->iface);
 		rl = req_name(s, req, sizeof req, d->ptype, d->opnum, d->iface);
@@ -223,7 +236,7 @@ static void frag_start(struct dce_state *s, const struct bb_dec_ctx *ctx, int di
 		return;
 	}
 	if (d->have) /* the last fragment of the previous one never came */
-		emit_msg(s, ctx, dir, d, d->t0);
+		emit_msg(s, ctx, dir, d, d->t0, NULL);
 	if (!is_call(ptype) && !is_ret(ptype))
 		return;
 	d->have = 1;
@@ -255,12 +268,77 @@ static void frag_start(struct dce_state *s, const struct bb_dec_ctx *ctx, int di
 	}
 }
 
+/* A connectionless PDU header (C706 12.5.1, 80 bytes): 0, or -1 when it is
+ * not one. Fills the pointed fields; *first: fragment number 0. */
+static int cl_hdr(const uint8_t *p, size_t n, unsigned *ptype, uint32_t *seq, uint16_t *opnum,
+                  uint16_t *iface, int *first, uint64_t act[2])
+{
+	struct bb_rd r = bb_rd_make(p, n);
+	uint8_t v = bb_rd_u8(&r);
+	*ptype = bb_rd_u8(&r);
+	bb_rd_skip(&r, 2);
+	uint8_t d0 = bb_rd_u8(&r), d1 = bb_rd_u8(&r);
+	bb_rd_skip(&r, 2 + 16);
+	int le = (d0 & 0xf0) == 0x10;
+	*iface = iface_at(&r, le);
+	/* the activity UUID in canonical order (its first fields follow drep) */
+	act[0] = (uint64_t)rd32(&r, le) << 32;
+	act[0] |= (uint64_t)rd16(&r, le) << 16;
+	act[0] |= rd16(&r, le);
+	act[1] = bb_rd_be64(&r);
+	bb_rd_skip(&r, 4 + 4);
+	*seq = rd32(&r, le);
+	*opnum = rd16(&r, le);
+	bb_rd_skip(&r, 4);
+	uint16_t blen = rd16(&r, le);
+	uint16_t frag = rd16(&r, le);
+	bb_rd_skip(&r, 2);
+	if (!bb_rd_ok(&r) || v != 4 || *ptype > 10 || (d0 & 0xe0) != 0 || (d0 & 0x0f) > 1 ||
+	    d1 > 3 || blen > bb_rd_left(&r))
+		return -1;
+	*first = frag == 0;
+	return 0;
+}
+
+/* One datagram: a connectionless request (CALL), response or fault (RET);
+ * the activity's sequence number is the id. Later fragments of a message
+ * make no record. */
+static void dce_udp(struct dce_state *s, const struct bb_dec_ctx *ctx, int dir,
+                    const uint8_t *p, size_t n)
+{
+	unsigned ptype;
+	uint32_t seq;
+	uint16_t opnum, iface;
+	int first;
+	uint64_t act[2];
+	if (cl_hdr(p, n, &ptype, &seq, &opnum, &iface, &first, act) < 0) {
+		DEC_COUNT(ctx, malformed);
+		return;
+	}
+	if (!first || (ptype != PT_REQUEST && ptype != PT_RESPONSE && ptype != PT_FAULT))
+		return;
+	struct dce_dir *d = &s->d[dir];
+	memset(d, 0, sizeof *d);
+	d->have = 1;
+	d->ptype = (uint8_t)ptype;
+	d->call_id = seq;
+	d->opnum = opnum;
+	d->iface = iface;
+	d->t0 = dec_time(ctx, dir, 0);
+	d->len = n;
+	emit_msg(s, ctx, dir, d, d->t0, act);
+}
+
 static size_t dce_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t pos,
                          const uint8_t *p, size_t n)
 {
 	struct dce_state *s = st;
 	if (dir < 0 || dir > 1)
 		return n;
+	if (ctx->transport == BB_TR_UDP) {
+		dce_udp(s, ctx, dir, p, n);
+		return n;
+	}
 	struct dce_dir *d = &s->d[dir];
 	struct bb_rd r = bb_rd_make(p, n);
 	for (;;) {
@@ -275,7 +353,7 @@ static size_t dce_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64
 				break;
 			d->in_frag = 0;
 			if (d->have && d->last)
-				emit_msg(s, ctx, dir, d, dec_time(ctx, dir, pos + off + take - 1));
+				emit_msg(s, ctx, dir, d, dec_time(ctx, dir, pos + off + take - 1), NULL);
 			continue;
 		}
 		unsigned ptype = 0, flags = 0;
@@ -321,7 +399,7 @@ static void dce_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t lo
 		return;
 	}
 	if (d->have)
-		emit_msg(s, ctx, dir, d, d->t0);
+		emit_msg(s, ctx, dir, d, d->t0, NULL);
 	memset(d, 0, sizeof *d);
 	d->hunting = 1;
 }
@@ -332,7 +410,7 @@ static void dce_end(void *st, const struct bb_dec_ctx *ctx)
 	/* A fragmented message whose last fragment never came did happen. */
 	for (int dir = 0; dir < 2; dir++)
 		if (s->d[dir].have)
-			emit_msg(s, ctx, dir, &s->d[dir], s->d[dir].t0);
+			emit_msg(s, ctx, dir, &s->d[dir], s->d[dir].t0, NULL);
 }
 
 static int dce_probe(const uint8_t *p, size_t n, unsigned transport, int dir)
@@ -341,8 +419,14 @@ static int dce_probe(const uint8_t *p, size_t n, unsigned transport, int dir)
 	unsigned ptype = 0, flags = 0;
 	int le = 1;
 	uint32_t call_id = 0;
-	if (transport != BB_TR_TCP)
-		return 0;
+	if (transport == BB_TR_UDP) {
+		uint16_t opnum, iface;
+		int first;
+		uint64_t act[2];
+		/* a response may come from another port than the request went to */
+		return cl_hdr(p, n, &ptype, &call_id, &opnum, &iface, &first, act) == 0 &&
+		       (ptype == PT_REQUEST || ptype == PT_RESPONSE || ptype == PT_FAULT);
+	}
 	long flen = pdu_hdr(p, n, &ptype, &flags, &le, &call_id);
 	return flen > 0 && (flags & 0x01) &&
 	       (ptype == PT_BIND || ptype == PT_ALTER || ptype == PT_REQUEST ||
@@ -352,7 +436,7 @@ static int dce_probe(const uint8_t *p, size_t n, unsigned transport, int dir)
 const struct bb_decoder bb_dec_dcerpc = {
 	.name = "dcerpc",
 	.summary = "DCE-RPC / MS-RPC connection-oriented over TCP (C706 ch. 12); call_id, opnum, interface",
-	.transports = BB_TR_TCP,
+	.transports = BB_TR_TCP | BB_TR_UDP,
 	.ports = {135, 0},
 	.probe = dce_probe,
 	.state_size = sizeof(struct dce_state),
