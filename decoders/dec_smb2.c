@@ -250,8 +250,11 @@ static size_t smb_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64
 		long t = nb_frame(r.p, left, &kind);
 		if (t == 0)
 			break;
-		if (t > 0 && d->hunting && kind != NB_SMB2 && kind != NB_OPAQUE)
-			t = -1; /* hunting: only a message that names its protocol */
+		/* hunting: only a message that names its protocol, or the
+		 * NetBIOS session setup at the very start */
+		if (t > 0 && d->hunting && kind != NB_SMB2 && kind != NB_OPAQUE &&
+		    kind != NB_SMB1_NEG && !(kind == NB_OTHER && pos + off == 0))
+			t = -1;
 		if (t < 0) {
 			if (!d->hunting) {
 				DEC_COUNT(ctx, malformed);
