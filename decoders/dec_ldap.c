@@ -285,6 +285,15 @@ static long sasl_frame(const uint8_t *p, size_t n, uint32_t *pre, uint32_t *trai
 	return (long)total;
 }
 
+/* 1 when the SASL buffer at p starts like a wrapping sasl_frame knows. */
+static int wrap_start(const uint8_t *p, size_t n)
+{
+	struct bb_rd r = bb_rd_make(p, n);
+	bb_rd_skip(&r, 4);
+	uint8_t b0 = bb_rd_u8(&r), b1 = bb_rd_u8(&r);
+	return bb_rd_ok(&r) && (b0 == 0x30 || (b0 == 1 && b1 == 0) || (b0 == 5 && b1 == 4));
+}
+
 /* A TLS record (after StartTLS): its total length, 0 or -1 as above. */
 static long tls_frame(const uint8_t *p, size_t n)
 {
@@ -370,13 +379,19 @@ static int start(struct ldap_dir *d, const struct bb_dec_ctx *ctx, int dir, uint
 		}
 	} else if (b0 == 0x30) {
 		t = ldap_frame(d, r->p, left, LDAP_MAX_MSG);
-		if (t == 0 && d->hunting && left >= LDAP_HEAD + 8)
-			t = -1; /* hunting: a start that wants more than a head is not one */
+		/* hunting: a start whose first 16 bytes are no LDAPMessage head
+		 * is not one (never wait for more on garbage) */
+		if (t == 0 && d->hunting && left >= 16 &&
+		    parse_msg(d, bb_rd_make(r->p, left)) < 0)
+			t = -1;
 	} else if (b0 == 0x00) {
 		uint32_t pre = 0, trail = 0;
 		t = sasl_frame(r->p, left, &pre, &trail);
+		/* hunting: a SASL length is trusted only with LDAP inside */
 		if (t > 0 && d->hunting && !pre)
-			t = -1; /* hunting: a SASL length is trusted only with LDAP inside */
+			t = -1;
+		if (t == 0 && d->hunting && left >= 9 && !wrap_start(r->p, left))
+			t = -1;
 		if (t > 0) {
 			d->hunting = 0;
 			if (pre) {
