@@ -5,3 +5,8 @@ bb_cli_test(dec_ms_counts dec_ms_counts.sh)
 # needs root, slapd and ldap-utils; skips otherwise.
 bb_cli_test(dec_ms_ldap_live dec_ms_ldap_live.sh)
 set_tests_properties(cli_dec_ms_ldap_live PROPERTIES TIMEOUT 120 RUN_SERIAL ON)
+# smbd answering smbclient and samba-dcerpcd answering rpcclient over
+# ncacn_ip_tcp, live on a namespace bridge; needs root and samba, smbclient;
+# skips otherwise.
+bb_cli_test(dec_ms_smb_live dec_ms_smb_live.sh)
+set_tests_properties(cli_dec_ms_smb_live PROPERTIES TIMEOUT 120 RUN_SERIAL ON)
