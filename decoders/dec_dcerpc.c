@@ -60,8 +60,8 @@ struct dce_state {
 		uint16_t iface;     /* index + 1 */
 	} ctx[RPC_CTX_N];
 	uint32_t nctx;
-	/* the bind in progress: its first context's interface */
-	uint16_t bind_ctx, bind_iface;
+	/* the bind in progress: its first context id */
+	uint16_t bind_ctx;
 };
 
 /* Well-known interfaces ([MS-RPCE] and the protocol documents that define them). */
@@ -157,10 +157,8 @@ static long pdu_hdr(const uint8_t *p, size_t n, unsigned *ptype, unsigned *flags
 	return flen;
 }
 
-static size_t req_name(const struct dce_state *s, char *buf, size_t cap, unsigned ptype,
-                       unsigned opnum, unsigned iface)
+static size_t req_name(char *buf, size_t cap, unsigned ptype, unsigned opnum, unsigned iface)
 {
-	(void)s;
 	const char *in = iface && iface <= NIFACE ? ifaces[iface - 1].name : NULL;
 	int n;
 	if (ptype == PT_REQUEST)
@@ -208,13 +206,13 @@ static void emit_msg(struct dce_state *s, const struct bb_dec_ctx *ctx, int dir,
 	}
 	if (is_call(d->ptype)) {
 		dec_match_put(&s->m, ctx, d->call_id, d->ptype, d->opnum, d->iface);
-		rl = req_name(s, req, sizeof req, d->ptype, d->opnum, d->iface);
+		rl = req_name(req, sizeof req, d->ptype, d->opnum, d->iface);
 		dec_emit(ctx, BB_CALL, dir, d->t0, t1, d->len, id, (size_t)il, req, rl);
 		return;
 	}
 	uint32_t pt, op, in;
 	if (dec_match_take(&s->m, d->call_id, &pt, &op, &in)) {
-		rl = req_name(s, req, sizeof req, pt, op, in);
+		rl = req_name(req, sizeof req, pt, op, in);
 		if ((pt == PT_BIND || pt == PT_ALTER) &&
 		    (d->ptype == PT_BIND_ACK || d->ptype == PT_ALTER_RESP))
 			ctx_set(s, s->bind_ctx, (uint16_t)in);
@@ -263,7 +261,6 @@ static void frag_start(struct dce_state *s, const struct bb_dec_ctx *ctx, int di
 		if (nctx && bb_rd_ok(&r)) {
 			d->iface = in;
 			s->bind_ctx = cid;
-			s->bind_iface = in;
 		}
 	}
 }
