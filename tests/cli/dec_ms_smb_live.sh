@@ -14,7 +14,7 @@
 set -u
 [ "$(id -u)" = 0 ] || { echo "skipped: needs root (network namespaces)" >&2; exit 77; }
 PATH=$PATH:/usr/sbin:/sbin
-for t in ip smbd smbclient rpcclient tcpdump; do
+for t in ip setsid smbd smbclient rpcclient tcpdump; do
 	command -v $t >/dev/null 2>&1 || { echo "skipped: $t not installed" >&2; exit 77; }
 done
 dcerpcd=
@@ -62,9 +62,12 @@ cat >"$T/smb.conf" <<EOF
   read only = no
   force user = root
 EOF
-ip netns exec "$ns_s" smbd -F --no-process-group -s "$T/smb.conf" >"$T/smbd.log" 2>&1 &
+# Each in a session of its own (--no-process-group: smbd would fail to make
+# one itself): on exit Samba signals its whole process group,
+# which would otherwise be this script's, ctest's and make's.
+ip netns exec "$ns_s" setsid smbd -F --no-process-group -s "$T/smb.conf" >"$T/smbd.log" 2>&1 &
 pids="$pids $!"
-ip netns exec "$ns_s" "$dcerpcd" --libexec-rpcds -F --no-process-group -s "$T/smb.conf" \
+ip netns exec "$ns_s" setsid "$dcerpcd" --libexec-rpcds -F --no-process-group -s "$T/smb.conf" \
 	>"$T/dcerpcd.log" 2>&1 &
 pids="$pids $!"
 rig_extra_cleanup() {
