@@ -122,6 +122,8 @@ static void print_summary(struct bb_cap *c, int verbose)
 			fprintf(stderr, ", %llu evicted, %llu duplicate calls, %llu resyncs",
 			        (unsigned long long)d->evicted, (unsigned long long)d->dup_call,
 			        (unsigned long long)d->resync);
+		if (d->opaque)
+			fprintf(stderr, ", %llu opaque (encrypted)", (unsigned long long)d->opaque);
 		fputc('\n', stderr);
 	}
 	if (verbose)

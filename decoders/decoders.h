@@ -162,6 +162,7 @@ struct bb_dec_stats {
 	uint64_t dup_call;      /* a call id already pending */
 	uint64_t resync;        /* gaps after which the decoder resynchronised */
 	uint64_t skipped_bytes; /* bytes skipped while resynchronising */
+	uint64_t opaque;        /* encrypted messages counted, not parsed (SASL, SMB3, TLS) */
 };
 
 /* One message as a decoder reports it. Strings are borrowed for the call. */
@@ -228,6 +229,9 @@ extern const struct bb_decoder bb_dec_generic;
 extern const struct bb_decoder bb_dec_dns;
 extern const struct bb_decoder bb_dec_sunrpc;
 extern const struct bb_decoder bb_dec_http;
+extern const struct bb_decoder bb_dec_ldap;
+extern const struct bb_decoder bb_dec_dcerpc;
+extern const struct bb_decoder bb_dec_smb2;
 
 /* ---- the registry --------------------------------------------------------------- */
 

@@ -12,6 +12,9 @@ static const struct bb_decoder *const table[] = {
 	&bb_dec_dns,
 	&bb_dec_sunrpc,
 	&bb_dec_http,
+	&bb_dec_ldap,
+	&bb_dec_dcerpc,
+	&bb_dec_smb2,
 	&bb_dec_generic,
 };
 

@@ -11,6 +11,9 @@ set(BB_FUZZ_DECODERS
   dns
   sunrpc
   http
+  ldap
+  dcerpc
+  smb2
   generic
 )
 
