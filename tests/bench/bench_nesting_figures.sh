@@ -14,9 +14,11 @@ tmp=${BB_TMP:-/tmp}/bbnest-fig
 mkdir -p "$tmp"
 command -v jq >/dev/null 2>&1 || { echo "$0: error: needs jq" >&2; exit 1; }
 mt() { "$bin/maketrace" -q "$@"; }
-# the parameters that meet figure 17's target on seed 1 (docs/accuracy.md): finer
-# bins and half the paper's same-child penalty exponent
+# figure 17's other parameter sets (docs/accuracy.md): "tuned", finer bins and half the
+# paper's same-child penalty exponent, meets the target on seed 1 only; "ret", the
+# return-side score with a same-child penalty
 tuned="--bin-base 1.015 --penalty 2,0.5,0"
+ret="--return-score --penalty 2,1,0"
 nest() { "$bin/bbnest" -q --json --no-bins "$@"; }
 
 # the call delays of one pattern, named by its nodes in depth-first order
@@ -43,7 +45,7 @@ case $f in
 	echo "== Figure 12: multitier.json vs multitier-delay.json, call delays (ms) per pattern"
 	mt "$cfg/multitier.json" >"$tmp/n.tr"
 	mt "$cfg/multitier-delay.json" >"$tmp/d.tr"
-	for o in "" "$tuned"; do
+	for o in "" "$tuned" "$ret"; do
 		echo "-- parameters: ${o:-defaults}"
 		# shellcheck disable=SC2086
 		nest $o "$tmp/n.tr" >"$tmp/n.json"
@@ -67,17 +69,23 @@ case $f in
 		for j in d y p; do
 			jq -r --arg t "$t" '"\($t): \(.params.scoreboard) \(.params.score) \(.params.penalty): messages \(.stats.messages), mean parallelism \(.stats.mean_parallelism), patterns inferred \(.accuracy.patterns.inferred) true \(.accuracy.patterns.true), instance fp \(.accuracy.instances.fp) of \(.accuracy.instances.inferred)"' "$tmp/$t-$j.json"
 		done
+		# shellcheck disable=SC2086
 		nest --truth $tuned "$tmp/$t.tr" >"$tmp/$t-t.json"
-		printf '%s\nN\tdefault: 0%%\t2%%\t6%%\t-p 2,1,0: 0%%\t2%%\t6%%\tpaper sb: 0%%\t2%%\t6%%\ttuned: 0%%\t2%%\t6%%\n' "$t"
-		jq -r --slurpfile b "$tmp/$t-y.json" --slurpfile c "$tmp/$t-p.json" --slurpfile d "$tmp/$t-t.json" '.accuracy.topn_fn as $t | $b[0].accuracy.topn_fn as $u | $c[0].accuracy.topn_fn as $v | $d[0].accuracy.topn_fn as $w | range(0; 30) | "\(. + 1)\t\($t["0"][.])\t\($t["2"][.])\t\($t["6"][.])\t\($u["0"][.])\t\($u["2"][.])\t\($u["6"][.])\t\($v["0"][.])\t\($v["2"][.])\t\($v["6"][.])\t\($w["0"][.])\t\($w["2"][.])\t\($w["6"][.])"' "$tmp/$t-d.json"
+		# shellcheck disable=SC2086
+		nest --truth $ret "$tmp/$t.tr" >"$tmp/$t-r.json"
+		for j in t r; do
+			jq -r --arg t "$t" '"\($t): \(.params.penalty) bin base \(.params.bin_base) return score \(.params.return_score): instance fp \(.accuracy.instances.fp) of \(.accuracy.instances.inferred)"' "$tmp/$t-$j.json"
+		done
+		printf '%s\nN\tdefault: 0%%\t2%%\t6%%\t-p 2,1,0: 0%%\t2%%\t6%%\tpaper sb: 0%%\t2%%\t6%%\ttuned: 0%%\t2%%\t6%%\tret: 0%%\t2%%\t6%%\n' "$t"
+		jq -r --slurpfile b "$tmp/$t-y.json" --slurpfile c "$tmp/$t-p.json" --slurpfile d "$tmp/$t-t.json" --slurpfile e "$tmp/$t-r.json" '.accuracy.topn_fn as $t | $b[0].accuracy.topn_fn as $u | $c[0].accuracy.topn_fn as $v | $d[0].accuracy.topn_fn as $w | $e[0].accuracy.topn_fn as $x | range(0; 30) | "\(. + 1)\t\($t["0"][.])\t\($t["2"][.])\t\($t["6"][.])\t\($u["0"][.])\t\($u["2"][.])\t\($u["6"][.])\t\($v["0"][.])\t\($v["2"][.])\t\($v["6"][.])\t\($w["0"][.])\t\($w["2"][.])\t\($w["6"][.])\t\($x["0"][.])\t\($x["2"][.])\t\($x["6"][.])"' "$tmp/$t-d.json"
 	done
 	# the same configuration with other seeds: the largest number of true top-N
 	# patterns missed over N = 1..30, at 2% and 6% tolerance
-	printf 'm42 seed\tdefault 2%%/6%%\t-p 2,1,0\ttuned\tinstance fp (default / -p 2,1,0 / tuned)\n'
+	printf 'm42 seed\tdefault 2%%/6%%\t-p 2,1,0\ttuned\tret\tinstance fp (default / -p 2,1,0 / tuned / ret)\n'
 	for seed in 1 2 3 4; do
 		mt -S "$seed" "$cfg/multitier-par42.json" >"$tmp/s.tr"
 		line=$seed fps=
-		for o in "" "--penalty 2,1,0" "$tuned"; do
+		for o in "" "--penalty 2,1,0" "$tuned" "$ret"; do
 			# shellcheck disable=SC2086
 			nest --truth $o "$tmp/s.tr" >"$tmp/s.json"
 			line="$line\t$(jq -r '"\(.accuracy.topn_fn["2"] | max)/\(.accuracy.topn_fn["6"] | max)"' "$tmp/s.json")"
@@ -121,7 +129,7 @@ case $f in
 	keys() { jq -c 'def shape: .name + (if (.children | length) > 0
 	                                     then "(" + ([.children[] | shape] | join(",")) + ")" else "" end);
 	                [.patterns[] | {k: (.root | shape), v: .total_latency_ns}]' "$1"; }
-	for o in "" "--penalty 2,1,0" "$tuned"; do
+	for o in "" "--penalty 2,1,0" "$tuned" "$ret"; do
 	echo "-- parameters: ${o:-defaults}"
 	printf 'config\tR\tdrop%%\tfp%%\tfn%%\tsame\tmiss@2%%\tmiss@6%%\n'
 	for c in multitier children-0-2; do
