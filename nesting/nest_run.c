@@ -326,8 +326,9 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 		n->map_len = m.len;
 		n->map_done = n->map_off = 0;
 	}
-	n->rec_max = n->p.memory_bytes / (sizeof(struct mrec) +
-	                                  (n->mode == BB_NEST_ORACLE ? sizeof(uint32_t) : 0));
+	n->rec_max = n->p.memory_bytes /
+	             (sizeof(struct mrec) + (n->mode == BB_NEST_ORACLE ? sizeof(uint32_t) : 0) +
+	              (n->mode == BB_NEST_INFER && n->p.return_score ? sizeof(int64_t) : 0));
 	n->recording = n->rec_max > 0 && (!buf || len / 32 <= n->rec_max);
 	struct bb_reader_opts o = {0};
 	if (ro)
