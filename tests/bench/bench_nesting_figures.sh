@@ -96,26 +96,32 @@ case $f in
 	;;
 19)
 	echo "== Figure 19: path-instance FP rate (%) vs parallelism (x = instances per tracelet)"
-	printf 'config\tx\tparallelism\tfp%%\tfn%%\n'
+	printf 'config\tx\tparallelism\tfp%%\tfn%%\tret: fp%%\tfn%%\n'
 	for c in children-parallel children-0-2 children-d-cc penalty-breaker multitier; do
 		for k in 1 2 4 8; do
 			variant "$cfg/$c.json" ".duration = 200 | .tracelets[].instances *= $k" "$tmp/v.json"
 			mt "$tmp/v.json" >"$tmp/v.tr"
 			nest --truth "$tmp/v.tr" >"$tmp/v.json.out"
-			printf '%s\t%s\t%s\t%s\n' "$c" "$k" \
-				"$(jq .stats.mean_parallelism "$tmp/v.json.out")" "$(rates "$tmp/v.json.out")"
+			# shellcheck disable=SC2086
+			nest --truth $ret "$tmp/v.tr" >"$tmp/v.ret.out"
+			printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$k" \
+				"$(jq .stats.mean_parallelism "$tmp/v.json.out")" "$(rates "$tmp/v.json.out")" \
+				"$(rates "$tmp/v.ret.out")"
 		done
 	done
 	;;
 20)
 	echo "== Figure 20: path-instance FP rate (%) vs delay deviation (s, all delays)"
-	printf 'config\tsd\tfp%%\tfn%%\n'
+	printf 'config\tsd\tfp%%\tfn%%\tret: fp%%\tfn%%\n'
 	for c in children-parallel children-0-2 children-d-cc penalty-breaker multitier; do
 		for sd in 0.001 0.005 0.01 0.02 0.04; do
 			variant "$cfg/$c.json" ".duration = 200 | .defaults.delay[1] = $sd | (.. | objects | select(has(\"delay\")) | .delay[1]) = $sd" "$tmp/v.json"
 			mt "$tmp/v.json" >"$tmp/v.tr"
 			nest --truth "$tmp/v.tr" >"$tmp/v.json.out"
-			printf '%s\t%s\t%s\n' "$c" "$sd" "$(rates "$tmp/v.json.out")"
+			# shellcheck disable=SC2086
+			nest --truth $ret "$tmp/v.tr" >"$tmp/v.ret.out"
+			printf '%s\t%s\t%s\t%s\n' "$c" "$sd" "$(rates "$tmp/v.json.out")" \
+				"$(rates "$tmp/v.ret.out")"
 		done
 	done
 	;;
