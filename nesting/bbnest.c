@@ -39,13 +39,17 @@ static void usage(FILE *out)
 	        "                            A->B->C scaled by A->B's calls, or per A->B->C as in\n"
 	        "                            the 'paper'; 'auto' (default): edge, or paper with\n"
 	        "                            a skew window\n"
+	        "      --return-score        also score each candidate by the delay from the\n"
+	        "                            child's return to its own (needs the messages in\n"
+	        "                            memory: see --memory)\n"
 	        "  -w, --skew-window SECONDS loosen nesting comparisons by this much (0.03, 30ms)\n"
 	        "  -b, --bin-range MIN,MAX   histogram range (default 1us,2h)\n"
 	        "      --bin-base B          ratio between bin edges (default 1.05)\n"
 	        "      --timeout SECONDS     evict calls open longer than this (default 1h)\n"
-	        "      --memory MB           keep up to MB of messages (16 bytes each) in memory\n"
-	        "                            for the second pass instead of reading the trace\n"
-	        "                            again (default 256; 0: always read it twice)\n"
+	        "      --memory MB           keep up to MB of messages (16 bytes each, 24 with\n"
+	        "                            --return-score) in memory for the second pass\n"
+	        "                            instead of reading the trace again (default 256;\n"
+	        "                            0: always read it twice)\n"
 	        "ground truth (traces with path= attributes):\n"
 	        "      --oracle              print the true patterns instead of inferred ones\n"
 	        "      --truth               also score the inferred patterns against the truth\n"
@@ -210,6 +214,7 @@ enum {
 	OPT_TRUTH,
 	OPT_LENIENT,
 	OPT_MEMORY,
+	OPT_RETURN_SCORE,
 	OPT_STATS,
 	OPT_VERSION,
 };
@@ -235,6 +240,7 @@ static const struct option longopts[] = {
 	{"truth", no_argument, NULL, OPT_TRUTH},
 	{"lenient", no_argument, NULL, OPT_LENIENT},
 	{"memory", required_argument, NULL, OPT_MEMORY},
+	{"return-score", no_argument, NULL, OPT_RETURN_SCORE},
 	{"stats", no_argument, NULL, OPT_STATS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
@@ -366,6 +372,9 @@ int main(int argc, char **argv)
 		case OPT_LENIENT:
 			ro.lenient = 1;
 			break;
+		case OPT_RETURN_SCORE:
+			p.return_score = 1;
+			break;
 		case OPT_MEMORY:
 			if (parse_count(optarg, &u) != 0 || u > ((uint64_t)SIZE_MAX >> 20))
 				return usage_error("--memory: bad size in MB '%s'", optarg);
@@ -437,6 +446,13 @@ int main(int argc, char **argv)
 	if (st.skipped && !quiet)
 		fprintf(stderr, "%s: warning: %s: skipped %llu bad lines\n", prog, name,
 		        (unsigned long long)st.skipped);
+	if (inf && p.return_score && !quiet) {
+		struct bb_nest_stats si;
+		bb_nest_get_stats(inf, &si);
+		if (!si.return_scored && si.children)
+			fprintf(stderr, "%s: warning: %s: --return-score not used: the messages do "
+			                "not fit the --memory budget\n", prog, name);
+	}
 
 	FILE *fo = stdout;
 	if (outpath && strcmp(outpath, "-") != 0) {

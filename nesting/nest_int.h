@@ -53,6 +53,7 @@ int64_t nest_hist_quantile(const struct nest_hist *h, const struct nest_bins *bi
 struct call {
 	int64_t call_ts, ret_ts;  /* ret_ts BB_NO_TIME while open */
 	int64_t max_ret;          /* roots: latest return in the tree */
+	int64_t end_ts;           /* replay: the time it will return (pass 1 saw it) */
 	uint64_t seq;             /* order of the CALL record */
 	uint64_t line;
 	uint32_t from, to;        /* node indices (the run's own table) */
@@ -135,6 +136,8 @@ struct bb_nest {
 	enum bb_nest_mode mode;
 	struct nest_bins bins;
 	int pass;                 /* 1: scoreboard, 2: parents and paths */
+	int rstage;               /* pass 2 replay that only builds the return-side
+	                             histograms (--return-score) */
 	int64_t now;
 	uint64_t seq;
 
@@ -161,6 +164,7 @@ struct bb_nest {
 	struct mrec *rec;
 	size_t nrec, caprec;
 	uint32_t *rpath;          /* oracle: per record, path= value in paths, or BB_NONE */
+	int64_t *rret;            /* --return-score: per CALL record, its return time */
 	struct bb_intern *paths;
 	size_t rec_max;           /* budget, in records */
 	int recording;            /* pass 1 is recording */
@@ -180,6 +184,12 @@ struct bb_nest {
 	size_t ntri, captri;
 	uint32_t *tidx;           /* open addressing: index+1, 0 empty */
 	double *binw;             /* per-bin score factor (density or 1) */
+	struct rtab {             /* return-side histograms, keyed as the scoreboard */
+		struct triple *t;
+		size_t n, cap;
+		uint32_t *idx;
+		size_t icap;
+	} rsb;
 	struct pairc *pc;         /* call pairs per (from, to), open addressing */
 	size_t npc, pccap;
 	double pen[3][NEST_PEN_TAB]; /* penalty factors x, y, z for small counts */
@@ -218,6 +228,8 @@ uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri);
 /* nest_score.c */
 struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create);
 void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
+void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
+void nest_rsb_free(struct bb_nest *n);
 void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b);
 void nest_triple_norms(struct bb_nest *n);
 void nest_smooth(struct bb_nest *n);

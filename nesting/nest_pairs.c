@@ -49,6 +49,13 @@ static inline uint32_t node_of(struct bb_nest *n, const struct bb_reader *r, uin
 	return ri < n->nrmap && n->rmap[ri] != BB_NONE ? n->rmap[ri] : nest_node(n, r, ri);
 }
 
+/* Whether this pass only scores (pass 1, or the replay that builds the
+ * return-side histograms): closed calls are freed, not kept for paths. */
+static inline int scoring(const struct bb_nest *n)
+{
+	return n->pass == 1 || n->rstage;
+}
+
 static uint64_t key_hash(uint32_t from, uint32_t to, const char *id, size_t len)
 {
 	const uint64_t m = 0x9e3779b97f4a7c15ULL;
@@ -80,6 +87,7 @@ static struct call *call_new(struct bb_nest *n)
 	/* every field but idbuf, member by member: a memset of the whole struct
 	 * was a fifth of pass 1's own time (rep stos) */
 	c->call_ts = c->ret_ts = c->max_ret = 0;
+	c->end_ts = BB_NO_TIME;
 	c->seq = c->line = c->idhash = 0;
 	c->from = c->to = c->nchildren = c->ridx = c->idlen = 0;
 	c->id = c->path = NULL;
@@ -209,9 +217,11 @@ static void rec_stop(struct bb_nest *n)
 {
 	free(n->rec);
 	free(n->rpath);
+	free(n->rret);
 	bb_intern_free(n->paths);
 	n->rec = NULL;
 	n->rpath = NULL;
+	n->rret = NULL;
 	n->paths = NULL;
 	n->nrec = n->caprec = 0;
 	n->recording = 0;
@@ -234,11 +244,15 @@ static inline uint32_t rec_push(struct bb_nest *n, int64_t ts, uint32_t op, uint
 		n->rec = bb_xrealloc(n->rec, cap * sizeof(*n->rec));
 		if (n->mode == BB_NEST_ORACLE)
 			n->rpath = bb_xrealloc(n->rpath, cap * sizeof(*n->rpath));
+		if (n->mode == BB_NEST_INFER && n->p.return_score)
+			n->rret = bb_xrealloc(n->rret, cap * sizeof(*n->rret));
 		n->caprec = cap;
 	}
 	struct mrec *m = &n->rec[n->nrec];
 	if (n->rpath)
 		n->rpath[n->nrec] = BB_NONE;
+	if (n->rret)
+		n->rret[n->nrec] = BB_NO_TIME;
 	m->u.ts = ts;
 	m->op_from = op << 30 | from;
 	m->arg = arg;
@@ -297,7 +311,7 @@ static void advance_slow(struct bb_nest *n)
 			n->ctail = NULL;
 		c->cnext = NULL;
 		into_unlink(n, c);
-		if (n->pass == 1)
+		if (scoring(n))
 			call_free(n, c);
 	}
 	while (n->rhead && (skew == 0 || n->rhead->max_ret + skew < n->now))
@@ -449,6 +463,9 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 	if (n->pass == 1) {
 		if (n->mode == BB_NEST_INFER && nc)
 			nest_score_child(n, c, n->cand, nc);
+	} else if (n->rstage) {
+		if (nc)
+			nest_score_return(n, c, n->cand, nc);
 	} else {
 		struct call *parent = NULL;
 		if (nc)
@@ -476,7 +493,7 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 		n->ctail = c;
 	} else {
 		into_unlink(n, c);
-		if (n->pass == 1)
+		if (scoring(n))
 			call_free(n, c);
 	}
 }
@@ -487,8 +504,11 @@ static void on_ret(struct bb_nest *n, const struct bb_reader *r, const struct bb
 	uint32_t caller = node_of(n, r, rec->receiver);
 	uint32_t callee = node_of(n, r, rec->sender);
 	struct call *c = take_open(n, caller, callee, rec->id_str, rec->id_len);
-	if (n->pass == 1)
+	if (n->pass == 1) {
 		rec_push(n, rec->ts_ns, REC_RET, 0, c ? c->ridx : BB_NONE);
+		if (c && n->rret && c->ridx != BB_NONE)
+			n->rret[c->ridx] = rec->ts_ns;
+	}
 	if (!c) {
 		if (n->pass == 1)
 			n->st.unmatched_returns++;
@@ -527,7 +547,7 @@ static void discard(struct bb_nest *n)
 		n->chead = c->cnext;
 		c->cnext = NULL;
 		into_unlink(n, c);
-		if (n->pass == 1)
+		if (scoring(n))
 			call_free(n, c);
 	}
 	n->ctail = NULL;
@@ -609,14 +629,17 @@ int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err)
 }
 
 /* Pass 2 from the records pass 1 kept: the same steps as nest_pass, in the
- * same order, without reading the trace. The records are consumed (each
- * CALL's time is replaced by its call). */
+ * same order, without reading the trace. Each CALL's time is replaced by its
+ * call while it is open and put back at its return, so that the records can
+ * be replayed again (--return-score replays them twice). */
 void nest_replay(struct bb_nest *n)
 {
 	n->seq = 0;
 	n->now = INT64_MIN;
 	n->st.children = 0;
 	n->st.candidates = 0;
+	n->st.roots = 0;
+	n->st.orphans = 0;
 	n->replay = 1;
 	n->st.replayed = 1;
 	for (size_t i = 0; i < n->nrec; i++) {
@@ -636,6 +659,8 @@ void nest_replay(struct bb_nest *n)
 			c->seq = n->seq++;
 			c->from = m->op_from & REC_NODE_MAX;
 			c->to = m->arg;
+			if (n->rret)
+				c->end_ts = n->rret[i];
 			if (n->mode == BB_NEST_ORACLE) {
 				if (n->rpath[i] != BB_NONE) {
 					c->path = (char *)(uintptr_t)bb_intern_str(n->paths, n->rpath[i]);
@@ -654,7 +679,9 @@ void nest_replay(struct bb_nest *n)
 			into_link(n, c);
 			m->u.c = c;
 		} else if (op == REC_RET && m->arg != BB_NONE) {
-			on_close(n, n->rec[m->arg].u.c, ts);
+			struct call *c = n->rec[m->arg].u.c;
+			n->rec[m->arg].u.ts = c->call_ts; /* the records stay replayable */
+			on_close(n, c, ts);
 		}
 	}
 	nest_heap_sample(n);

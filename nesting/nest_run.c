@@ -93,6 +93,8 @@ static void nest_clear(struct bb_nest *n)
 	free(n->tidx);
 	free(n->rec);
 	free(n->rpath);
+	free(n->rret);
+	nest_rsb_free(n);
 	bb_intern_free(n->paths);
 	free(n->binw);
 	free(n->pc);
@@ -324,8 +326,9 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 		n->map_len = m.len;
 		n->map_done = n->map_off = 0;
 	}
-	n->rec_max = n->p.memory_bytes / (sizeof(struct mrec) +
-	                                  (n->mode == BB_NEST_ORACLE ? sizeof(uint32_t) : 0));
+	n->rec_max = n->p.memory_bytes /
+	             (sizeof(struct mrec) + (n->mode == BB_NEST_ORACLE ? sizeof(uint32_t) : 0) +
+	              (n->mode == BB_NEST_INFER && n->p.return_score ? sizeof(int64_t) : 0));
 	n->recording = n->rec_max > 0 && (!buf || len / 32 <= n->rec_max);
 	struct bb_reader_opts o = {0};
 	if (ro)
@@ -355,6 +358,13 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 		}
 		n->recording = 0;
 		n->pass = 2;
+		if (n->rret) {
+			/* --return-score: a first replay builds the return-side histograms */
+			n->rstage = 1;
+			nest_replay(n);
+			n->rstage = 0;
+			n->st.return_scored = 1;
+		}
 		nest_replay(n);
 	} else if (rc >= 0) {
 		if (!buf && fseek(fp, 0, SEEK_SET) != 0) {
@@ -370,9 +380,11 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 	n->recording = 0;
 	free(n->rec);
 	free(n->rpath);
+	free(n->rret);
 	bb_intern_free(n->paths);
 	n->rec = NULL;
 	n->rpath = NULL;
+	n->rret = NULL;
 	n->paths = NULL;
 	n->nrec = n->caprec = 0;
 	if (m.p)
@@ -419,6 +431,7 @@ static struct bb_vval *params_vval(const struct bb_nest *n)
 	bb_vval_push(pen, bb_vval_num(p->penalty_z));
 	bb_vval_set_int(o, "skew_window_ns", p->skew_window_ns);
 	bb_vval_set_int(o, "open_timeout_ns", p->open_timeout_ns);
+	bb_vval_set(o, "return_score", bb_vval_bool(p->return_score));
 	bb_vval_set_str(o, "rank", p->rank == BB_NEST_RANK_COUNT ? "count" : "latency");
 	bb_vval_set_int(o, "top", (int64_t)p->top);
 	bb_vval_set_int(o, "min_count", (int64_t)p->min_count);
@@ -449,6 +462,8 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 	bb_vval_set_int(o, "patterns_shown", (int64_t)n->norder);
 	bb_vval_set_int(o, "triples", (int64_t)st.triples);
 	bb_vval_set_int(o, "skipped_lines", (int64_t)st.skipped);
+	if (n->p.return_score)
+		bb_vval_set(o, "return_scored", bb_vval_bool(st.return_scored));
 	if (n->mode == BB_NEST_ORACLE)
 		bb_vval_set_int(o, "calls_without_path", (int64_t)st.no_path);
 	return o;

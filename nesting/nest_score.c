@@ -233,7 +233,10 @@ void nest_bin_weights(struct bb_nest *n)
 	}
 }
 
-/* FindNestedPairs for one child: raw score from the scoreboard, scaled by the
+static double return_factor(struct bb_nest *n, const struct call *par, const struct call *child);
+
+/* FindNestedPairs for one child: raw score from the scoreboard (times the
+ * return-side factor when there are return-side histograms), scaled by the
  * overlapping-, same- and generic-child penalties over the children already
  * given to each candidate; the highest wins, ties go to the earliest. */
 struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
@@ -250,6 +253,8 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 		    pooled ? pool : nest_triple(n, par->from, child->from, child->to, 0);
 		uint32_t bk = sb_bin(n, child->call_ts - par->call_ts);
 		double s = t ? t->h[bk] * n->binw[bk] * t->norm : 0;
+		if (s > 0 && n->rsb.n)
+			s *= return_factor(n, par, child);
 		if (s > 0 && par->nchildren) {
 			uint32_t overlap = 0, same = 0;
 			for (struct call *ch = par->child; ch; ch = ch->sibling) {
@@ -280,4 +285,96 @@ double bb_nest_score(const struct bb_nest *n, const char *a, const char *b, cons
 		ia = NEST_ANY;
 	struct triple *t = nest_triple((struct bb_nest *)(uintptr_t)n, ia, ib, ic, 0);
 	return t ? t->h[sb_bin(n, delta_ns)] : 0;
+}
+
+/* ---- the return-side score (--return-score) ------------------------------------ */
+
+static void rsb_grow(struct rtab *x)
+{
+	size_t cap = x->icap ? 2 * x->icap : 256;
+	uint32_t *t = bb_xcalloc(cap, sizeof(*t));
+	for (size_t i = 0; i < x->n; i++) {
+		size_t k = triple_hash(x->t[i].a, x->t[i].b, x->t[i].c) & (cap - 1);
+		while (t[k])
+			k = (k + 1) & (cap - 1);
+		t[k] = (uint32_t)i + 1;
+	}
+	free(x->idx);
+	x->idx = t;
+	x->icap = cap;
+}
+
+/* The return-side histogram of (a, b, c), created if asked: the same keys as
+ * the scoreboard (a = NEST_ANY with the per-edge one). */
+static struct triple *rsb_find(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c,
+                               int create)
+{
+	struct rtab *x = &n->rsb;
+	if (!x->icap) {
+		if (!create)
+			return NULL;
+		rsb_grow(x);
+	}
+	size_t k = triple_hash(a, b, c) & (x->icap - 1);
+	for (; x->idx[k]; k = (k + 1) & (x->icap - 1)) {
+		struct triple *t = &x->t[x->idx[k] - 1];
+		if (t->a == a && t->b == b && t->c == c)
+			return t;
+	}
+	if (!create)
+		return NULL;
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 64;
+		x->t = bb_xrealloc(x->t, x->cap * sizeof(*x->t));
+	}
+	struct triple *t = &x->t[x->n++];
+	t->a = a;
+	t->b = b;
+	t->c = c;
+	t->h = bb_xcalloc(2 * (size_t)n->bins.n, sizeof(*t->h));
+	t->norm = 1;
+	x->idx[k] = (uint32_t)x->n;
+	if (2 * x->n > x->icap)
+		rsb_grow(x);
+	return t;
+}
+
+void nest_rsb_free(struct bb_nest *n)
+{
+	for (size_t i = 0; i < n->rsb.n; i++)
+		free(n->rsb.t[i].h);
+	free(n->rsb.t);
+	free(n->rsb.idx);
+	memset(&n->rsb, 0, sizeof(n->rsb));
+}
+
+/* The return side of figure 4's lines 13-16: each candidate parent gets
+ * 1/|candidates| at the delay from the child's return to the candidate's own
+ * return, which the replay knows (pass 1 matched every return). A caller
+ * returns soon after its last child does, so for a last child that delay is
+ * short and sharp where the call-side delay is long and blurred. */
+void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand, size_t nc)
+{
+	double w = 1.0 / (double)nc;
+	int pooled = n->p.scoreboard == BB_NEST_SB_EDGE;
+	struct triple *pool = pooled ? rsb_find(n, NEST_ANY, child->from, child->to, 1) : NULL;
+	for (size_t i = 0; i < nc; i++) {
+		if (cand[i]->end_ts == BB_NO_TIME)
+			continue;
+		struct triple *t = pooled ? pool : rsb_find(n, cand[i]->from, child->from, child->to, 1);
+		t->h[sb_bin(n, cand[i]->end_ts - child->ret_ts)] += w;
+	}
+}
+
+/* The return-side factor of par as child's parent. */
+static double return_factor(struct bb_nest *n, const struct call *par, const struct call *child)
+{
+	if (par->end_ts == BB_NO_TIME)
+		return 0;
+	uint32_t a = n->p.scoreboard == BB_NEST_SB_EDGE ? NEST_ANY : par->from;
+	struct triple *t = rsb_find(n, a, child->from, child->to, 0);
+	if (!t)
+		return 0;
+	uint32_t bk = sb_bin(n, par->end_ts - child->ret_ts);
+	return t->h[bk] * n->binw[bk];
 }

@@ -47,6 +47,9 @@ struct bb_nest_params {
 	int score_density;       /* score = scoreboard mass / bin width (default); 0: raw mass */
 	enum bb_nest_scoreboard scoreboard; /* what a delay histogram is kept per */
 	int bins_in_output;      /* export histogram bins (JSON) */
+	int return_score;        /* also score by the delay from the child's return to
+	                            the parent's (needs the messages in memory: see
+	                            docs/nesting.md, "Return-side score") */
 	size_t memory_bytes;     /* keep the trace's messages in memory for pass 2 up to
 	                            this (16 bytes a message); above it, or 0, pass 2
 	                            reads the trace again */
@@ -89,6 +92,7 @@ struct bb_nest_stats {
 	                               every 65536 records), bytes; 0 where unknown (not
 	                               glibc) */
 	int replayed;               /* pass 2 ran from the messages kept in memory */
+	int return_scored;          /* the return-side score was used */
 };
 
 struct bb_nest;

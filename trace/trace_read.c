@@ -35,6 +35,8 @@
 #define LINE_LONG 2         /* fetch_line: a line longer than BB_LINE_MAX */
 #define ID_LAG 16           /* ids are interned this many records after parsing */
 #define ID_DEFERRED (UINT32_MAX - 1) /* pend.id until then; never an index */
+#define NCACHE_BITS 6
+#define NCACHE (1u << NCACHE_BITS) /* node-name cache entries */
 
 struct aoff {
 	uint32_t key_off, key_len, val_off, val_len;
@@ -108,6 +110,12 @@ struct bb_reader {
 
 	uint32_t lag[ID_LAG];  /* slots whose id is still to intern, oldest first */
 	uint32_t lag_head, lag_n;
+
+	const char *safe_end;  /* bytes up to here may be loaded (line and after) */
+	struct ncache {        /* recent node names of up to 16 bytes: index */
+		uint64_t w0, w1;
+		uint32_t len, idx;
+	} ncache[NCACHE];
 
 	char *sbuf, *rbuf;     /* decoded sender and receiver when they hold '%' */
 	size_t sbuf_cap, rbuf_cap;
@@ -283,6 +291,7 @@ static int fetch_line(struct bb_reader *r, struct bb_err *err)
 		r->pos += nl ? n + 1 : n;
 		r->line = s;
 		r->line_len = n;
+		r->safe_end = r->mem + r->mem_len;
 		return too_long(s, n) ? LINE_LONG : 1;
 	}
 	for (;;) {
@@ -301,6 +310,7 @@ static int fetch_line(struct bb_reader *r, struct bb_err *err)
 			}
 			r->line = s;
 			r->line_len = n;
+			r->safe_end = r->buf + r->end;
 			return too_long(s, n) ? LINE_LONG : 1;
 		}
 		r->scan = avail;
@@ -315,6 +325,7 @@ static int fetch_line(struct bb_reader *r, struct bb_err *err)
 				return 0;
 			r->line = s;
 			r->line_len = avail;
+			r->safe_end = r->buf + r->end;
 			return too_long(s, avail) ? LINE_LONG : 1;
 		}
 		if (avail > (size_t)BB_LINE_MAX + 1) {
@@ -485,8 +496,29 @@ struct fld {
 	unsigned fl;
 };
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+#define SWAR 1
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+/* The bytes of x (8 bytes of a field, first byte lowest) that scan_field must
+ * look at: white space and other bytes up to ' ', '%' and '='. Only the lowest
+ * marked byte is exact (the borrow of the subtractions can mark bytes above
+ * it), which is all scan_field uses. */
+static inline uint64_t special8(uint64_t x)
+{
+	uint64_t pct = x ^ (ONES * '%'), eq = x ^ (ONES * '=');
+	uint64_t m = (x - ONES * 0x21) & ~x;            /* bytes below 0x21 */
+	m |= (pct - ONES) & ~pct;                       /* bytes equal to '%' */
+	m |= (eq - ONES) & ~eq;                         /* bytes equal to '=' */
+	return m & HIGHS;
+}
+#endif
+
 /* next_field that also notes '%', NUL and the first '=': one pass over the
- * bytes instead of a memchr for each question. */
+ * bytes instead of a memchr for each question. Eight bytes a step where the
+ * line has them: a field's plain bytes are skipped a word at a time and only
+ * the marked ones looked at. */
 static inline int scan_field(const char **pp, const char *end, struct fld *f)
 {
 	const char *p = *pp, *eq = NULL;
@@ -497,10 +529,24 @@ static inline int scan_field(const char **pp, const char *end, struct fld *f)
 	if (p == end)
 		return 0;
 	f->p = p;
-	for (; p < end; p++) {
+	while (p < end) {
+#ifdef SWAR
+		if (end - p >= 8) {
+			uint64_t x;
+			memcpy(&x, p, 8);
+			uint64_t m = special8(x);
+			if (!m) {
+				p += 8;
+				continue;
+			}
+			p += __builtin_ctzll(m) / 8;
+		}
+#endif
 		unsigned char c = (unsigned char)*p;
-		if (c > '=' || (c > ' ' && c != '%' && c != '='))
+		if (c > '=' || (c > ' ' && c != '%' && c != '=')) {
+			p++;
 			continue;
+		}
 		if (c == ' ' || c == '\t')
 			break;
 		if (c == '%')
@@ -509,6 +555,7 @@ static inline int scan_field(const char **pp, const char *end, struct fld *f)
 			eq = eq ? eq : p;
 		else if (c == '\0')
 			fl |= F_NUL;
+		p++;
 	}
 	f->n = (size_t)(p - f->p);
 	f->eq = eq;
@@ -560,6 +607,40 @@ static int node_field(struct bb_reader *r, const char *what, const struct fld *f
 	return 0;
 }
 
+/* bb_intern_add of a node name, through a small cache of recent names: a
+ * trace has few nodes, each on most lines, and a name of up to 16 bytes is
+ * compared as two words instead of hashed and looked up. in_line: s lies in
+ * the line just fetched (not percent-decoded into scratch memory), so the
+ * cache can load 16 bytes from it when they lie below r->safe_end. */
+static uint32_t node_intern(struct bb_reader *r, const char *s, size_t n, int in_line)
+{
+#ifdef SWAR
+	if (n <= 16 && in_line && r->safe_end - s >= 16) {
+		uint64_t w0, w1;
+		memcpy(&w0, s, 8);
+		memcpy(&w1, s + 8, 8);
+		if (n < 8) {
+			w0 &= n ? ~UINT64_C(0) >> (64 - 8 * n) : 0;
+			w1 = 0;
+		} else if (n < 16) {
+			w1 &= n > 8 ? ~UINT64_C(0) >> (64 - 8 * (n - 8)) : 0;
+		}
+		/* the top bits of a product depend on every bit of the word */
+		uint64_t h = (w0 ^ n) * UINT64_C(0x9E3779B97F4A7C15) + w1 * UINT64_C(0xC2B2AE3D27D4EB4F);
+		struct ncache *c = &r->ncache[h >> (64 - NCACHE_BITS)];
+		if (c->len == n && c->w0 == w0 && c->w1 == w1)
+			return c->idx;
+		uint32_t idx = bb_intern_add(r->nodes, s, n);
+		c->w0 = w0;
+		c->w1 = w1;
+		c->len = (uint32_t)n;
+		c->idx = idx;
+		return idx;
+	}
+#endif
+	return bb_intern_add(r->nodes, s, n);
+}
+
 static int parse_op(struct bb_reader *r, const char *f, size_t n, enum bb_op *op,
                     struct bb_err *err)
 {
@@ -608,7 +689,7 @@ static int parse_record(struct bb_reader *r, const char *p, const char *end, str
 	struct fld f;
 	size_t snd_n, rcv_n, need = (size_t)(end - p) + 16, o = 0, bad = 0;
 	char q[QUOTE_SZ], q2[QUOTE_SZ + 64];
-	int why, have_end = 0;
+	int why, have_end = 0, snd_in, rcv_in;
 	long k;
 
 	if (is_ws(*p))
@@ -625,10 +706,12 @@ static int parse_record(struct bb_reader *r, const char *p, const char *end, str
 		return line_err(r, err, "missing sender");
 	if (node_field(r, "sender", &f, &r->sbuf, &r->sbuf_cap, &snd, &snd_n, err))
 		return BB_ERR_PARSE;
+	snd_in = !(f.fl & F_PCT);
 	if (!scan_field(&p, end, &f))
 		return line_err(r, err, "missing receiver");
 	if (node_field(r, "receiver", &f, &r->rbuf, &r->rbuf_cap, &rcv, &rcv_n, err))
 		return BB_ERR_PARSE;
+	rcv_in = !(f.fl & F_PCT);
 	if (!scan_field(&p, end, &f))
 		return line_err(r, err, "missing id (\"-\" when there is none)");
 
@@ -698,8 +781,8 @@ static int parse_record(struct bb_reader *r, const char *p, const char *end, str
 		pd->av = bb_xrealloc(pd->av, pd->acap * sizeof *pd->av);
 	}
 
-	pd->sender = bb_intern_add(r->nodes, snd, snd_n);
-	pd->receiver = bb_intern_add(r->nodes, rcv, rcv_n);
+	pd->sender = node_intern(r, snd, snd_n, snd_in);
+	pd->receiver = node_intern(r, rcv, rcv_n, rcv_in);
 	pd->id = BB_NONE;
 	if (r->opts.intern_ids && !(pd->id_len == 1 && pd->buf[0] == '-')) {
 		pd->id = ID_DEFERRED;
@@ -872,6 +955,8 @@ static struct bb_reader *new_reader(const char *name, const struct bb_reader_opt
 		r->opts = *opts;
 	r->window = r->opts.window ? r->opts.window : BB_READER_WINDOW;
 	r->fd = -1;
+	for (size_t i = 0; i < NCACHE; i++)
+		r->ncache[i].len = UINT32_MAX;
 	r->nodes = bb_intern_new();
 	r->ids = bb_intern_new();
 	r->out = BB_NONE;

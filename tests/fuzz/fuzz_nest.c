@@ -6,8 +6,9 @@
  * the kept messages), the oracle run from a stdio stream with no memory budget
  * (pass 2 rewinds and reads again), the accuracy comparison of the two, the
  * pattern keys, and the dot, JSON and text writers to /dev/null. A few
- * parameters (smoothing, skew window, ranking, pruning) follow the input's
- * length so that every branch is reached from the same corpus.
+ * parameters (smoothing, skew window, ranking, pruning, the return-side score,
+ * a same-child penalty) follow the input's length so that every branch is
+ * reached from the same corpus.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p.score_density = size % 13 != 0;
 	p.bins_in_output = 1;
 	p.open_timeout_ns = size % 4 == 0 ? BB_NS_PER_S : p.open_timeout_ns;
+	p.return_score = size % 17 < 8;
+	p.penalty_y = size % 19 == 0 ? 1 : 0;
 	struct bb_err err;
 	if (bb_nest_params_check(&p, &err) != 0)
 		abort();

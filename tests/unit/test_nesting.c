@@ -652,6 +652,74 @@ static void test_replay_and_stream(void)
 	free(text);
 }
 
+/* --return-score: instances of client -> B -> C that overlap, where the delay
+ * from B's call to its call to C is anything from 10 to 200 ms (the call side
+ * cannot tell the parents apart) but B always returns 3 ms after C does. With
+ * the return-side score all but a few children find their parent; without it
+ * many do not;
+ * and when pass 2 must read the trace again (budget 0) the score is not used. */
+static void test_return_score(void)
+{
+	size_t nl = 0, n_inst = 800;
+	struct gen_line *l = bb_xmalloc(4 * n_inst * sizeof(*l));
+	uint32_t rng = 99;
+	for (size_t i = 0; i < n_inst; i++) {
+		rng = rng * 1103515245u + 12345u;
+		int64_t b = 1000000 + (int64_t)i * 20000 + (rng >> 16) % 10000; /* us */
+		int64_t d1 = 10000 + (rng >> 4) % 190000;
+		const int64_t t[4] = {b, b + d1, b + d1 + 5000, b + d1 + 8000};
+		const char *const f[4] = {"CALL\tclient\tB\t%zu\tpath=p%zu", "CALL\tB\tC\t%zu\tpath=p%zu",
+		                          "RET\tC\tB\t%zu\tpath=p%zu", "RET\tB\tclient\t%zu\tpath=p%zu"};
+		for (int k = 0; k < 4; k++) {
+			l[nl].ts_us = t[k];
+			l[nl].k = (int)nl;
+			snprintf(l[nl].text, sizeof(l[nl].text), f[k], i, i);
+			nl++;
+		}
+	}
+	qsort(l, nl, sizeof(*l), cmp_gen_line);
+	size_t cap = nl * 112 + 64, len = 0;
+	char *text = bb_xmalloc(cap);
+	len += (size_t)snprintf(text, cap, "#bbtrace 1\n");
+	for (size_t i = 0; i < nl; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%lld.%06lld\t%s\n",
+		                        (long long)(l[i].ts_us / 1000000),
+		                        (long long)(l[i].ts_us % 1000000), l[i].text);
+	free(l);
+
+	struct bb_nest *orc = run(text, NULL, BB_NEST_ORACLE, NULL);
+	uint64_t fp[3];
+	int scored[3];
+	for (int m = 0; m < 3; m++) {
+		struct bb_nest_params p;
+		bb_nest_params_init(&p);
+		p.return_score = m > 0;
+		if (m == 2)
+			p.memory_bytes = 0;
+		struct bb_nest *inf = run(text, &p, BB_NEST_INFER, NULL);
+		struct bb_nest_accuracy a;
+		struct bb_nest_stats st;
+		bb_nest_compare(inf, orc, &a);
+		bb_nest_get_stats(inf, &st);
+		CHECK_INT(a.instances_true, n_inst);
+		CHECK(st.mean_parallelism > 4);
+		fp[m] = a.instances_fp;
+		scored[m] = st.return_scored;
+		bb_nest_free(inf);
+	}
+	CHECK_INT(scored[0], 0);
+	CHECK_INT(scored[1], 1);
+	CHECK_INT(scored[2], 0);
+	/* a few of 800 children have a wrong candidate whose return falls in the
+	 * same 5% bin, 3 ms after theirs */
+	if (!(fp[1] <= n_inst / 100 && fp[0] > n_inst / 4))
+		UNIT_FAIL_("false instances: %llu with the return score, %llu without",
+		           (unsigned long long)fp[1], (unsigned long long)fp[0]);
+	CHECK_INT(fp[2], fp[0]);
+	bb_nest_free(orc);
+	free(text);
+}
+
 static void test_rank_and_prune(void)
 {
 	/* A(B) three times, short; A(C) once, long */
@@ -777,6 +845,7 @@ static const struct unit_test tests[] = {
 	{"parse_error", test_parse_error},
 	{"params_check", test_params_check},
 	{"scoreboard_kinds", test_scoreboard_kinds},
+	{"return_score", test_return_score},
 };
 
 UNIT_MAIN(tests)

@@ -153,6 +153,88 @@ static void test_time_parse_exact(void)
 	}
 }
 
+/* A plain reference for bb_time_parse: "[-]D+[.D{1,9}]" within int64 ns. */
+static int ref_time(const char *s, size_t n, int64_t *out)
+{
+	size_t i = 0;
+	int neg = 0;
+	unsigned __int128 v = 0;
+	if (i < n && s[i] == '-')
+		neg = 1, i++;
+	size_t d0 = i;
+	while (i < n && s[i] >= '0' && s[i] <= '9') {
+		v = v * 10 + (unsigned)(s[i] - '0');
+		if (v > (unsigned __int128)1 << 80)
+			v = (unsigned __int128)1 << 80; /* saturate: out of range anyway */
+		i++;
+	}
+	if (i == d0)
+		return -1;
+	v *= 1000000000u;
+	if (i < n && s[i] == '.') {
+		size_t f0 = ++i;
+		uint64_t f = 0;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			f = f * 10 + (uint64_t)(s[i++] - '0');
+		if (i == f0 || i - f0 > 9)
+			return -1;
+		for (size_t k = i - f0; k < 9; k++)
+			f *= 10;
+		v += f;
+	}
+	if (i != n || v > (unsigned __int128)INT64_MAX)
+		return -1;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+/* The parser has a word-at-a-time path for the common "D{1,10}.D{9}" form:
+ * it must agree with the reference on that form, near it (a non-digit in
+ * every position, one digit more or less, a sign) and at the int64 limit. */
+static void test_time_parse_fast(void)
+{
+	char buf[40];
+	unsigned seed = 1;
+	static const char odd[] = {'/', ':', '.', ' ', 'a', '-', '\0', (char)0xb0, '0' + 10};
+	for (int t = 0; t < 200000; t++) {
+		seed = seed * 1103515245u + 12345u;
+		size_t nint = 1 + (seed >> 8) % 12, nfrac = 7 + (seed >> 12) % 4, n = 0;
+		seed = seed * 1103515245u + 12345u;
+		if ((seed >> 9) % 7 == 0)
+			buf[n++] = '-';
+		for (size_t i = 0; i < nint; i++) {
+			seed = seed * 1103515245u + 12345u;
+			buf[n++] = (char)('0' + (seed >> 16) % 10);
+		}
+		if (t % 3 == 0 && nint == 10) /* near the limit: 9223372036.85477580x */
+			memcpy(buf + n - 10, "9223372036", 10);
+		buf[n++] = '.';
+		for (size_t i = 0; i < nfrac; i++) {
+			seed = seed * 1103515245u + 12345u;
+			buf[n++] = (char)('0' + (seed >> 16) % 10);
+		}
+		seed = seed * 1103515245u + 12345u;
+		if ((seed >> 10) % 4 == 0) /* one odd byte somewhere */
+			buf[(seed >> 14) % n] = odd[(seed >> 20) % sizeof odd];
+		int64_t a = 42, b = 42;
+		int ra = bb_time_parse(buf, n, &a), rb = ref_time(buf, n, &b);
+		if (ra != rb || a != b) {
+			UNIT_FAIL_("\"%.*s\": %d %lld, reference %d %lld", (int)n, buf, ra, (long long)a, rb,
+			           (long long)b);
+			return;
+		}
+	}
+	int64_t ns;
+	CHECK_INT(bb_time_parse("9223372036.854775807", 20, &ns), 0);
+	CHECK_INT(ns, INT64_MAX);
+	CHECK_INT(bb_time_parse("9223372036.854775808", 20, &ns), -1);
+	CHECK_INT(bb_time_parse("9999999999.999999999", 20, &ns), -1);
+	CHECK_INT(bb_time_parse("0000000001.000000001", 20, &ns), 0);
+	CHECK_INT(ns, 1000000001);
+	CHECK_INT(bb_time_parse("1.000000000", 11, &ns), 0);
+	CHECK_INT(ns, 1000000000);
+}
+
 static void test_time_parse_bad(void)
 {
 	static const char *const bad[] = {
@@ -513,6 +595,73 @@ static void test_read_long_fields(void)
 	free(id);
 	free(name);
 	free(text);
+}
+
+/* The reader keeps recent node names of up to 16 bytes in a small cache
+ * compared word by word: names that share prefixes, differ only in their last
+ * byte, sit at every length around 8 and 16, are percent-encoded (decoded into
+ * scratch memory) or end the buffer must each come back as themselves, and a
+ * name always gets the same index however it was spelt. */
+static void test_read_node_cache(void)
+{
+	static const char *const names[] = {
+		"a", "ab", "abc", "abcdefg", "abcdefgh", "abcdefghi", "abcdefgh1",
+		"abcdefghijklmno", "abcdefghijklmnop", "abcdefghijklmnoq", "abcdefghijklmnopq",
+		"client1", "client2", "client3", "client10", "WS1", "WS2", "AUTH", "AP1", "AP2",
+		"DB", "10.0.0.1", "10.0.0.2", "10.0.0.12:5432", "zzzzzzzzzzzzzzzz", "zzzzzzzzzzzzzzz",
+	};
+	const size_t nn = sizeof names / sizeof names[0];
+	size_t cap = 1 << 16, len = 0;
+	char *text = malloc(cap);
+	size_t *want_s = malloc(4001 * sizeof *want_s), *want_r = malloc(4001 * sizeof *want_r);
+	unsigned seed = 7;
+	int lines = 0;
+
+	for (int i = 0; i < 4000 && len + 200 < cap; i++) {
+		seed = seed * 1103515245u + 12345u;
+		size_t a = (seed >> 8) % nn, b = (seed >> 20) % nn;
+		want_s[i] = a;
+		want_r[i] = b;
+		/* every fifth line spells the sender with its first byte percent-encoded */
+		if (i % 5 == 0)
+			len += (size_t)sprintf(text + len, "%d CALL %%%02X%s %s x%d\n", i,
+			                       (unsigned char)names[a][0], names[a] + 1, names[b], i);
+		else
+			len += (size_t)sprintf(text + len, "%d CALL %s %s x%d\n", i, names[a], names[b], i);
+		lines++;
+	}
+	/* the last line ends the buffer with short fields and no line end */
+	want_s[lines] = 0;
+	want_r[lines] = 1;
+	len += (size_t)sprintf(text + len, "%d CALL a ab z", lines);
+	lines++;
+
+	struct bb_err err;
+	struct bb_rec rec;
+	struct bb_reader *r = bb_reader_mem(text, len, "t.tr", NULL, &err);
+	uint32_t idx[sizeof names / sizeof names[0]];
+	for (size_t i = 0; i < nn; i++)
+		idx[i] = BB_NONE;
+	for (int i = 0; i < lines; i++) {
+		if (bb_reader_next(r, &rec, &err) != 1) {
+			UNIT_FAIL_("line %d: %s", i + 1, err.msg);
+			break;
+		}
+		CHECK_STR(bb_reader_node(r, rec.sender), names[want_s[i]]);
+		CHECK_STR(bb_reader_node(r, rec.receiver), names[want_r[i]]);
+		if (idx[want_s[i]] == BB_NONE)
+			idx[want_s[i]] = rec.sender;
+		CHECK_INT(rec.sender, idx[want_s[i]]);
+		if (idx[want_r[i]] == BB_NONE)
+			idx[want_r[i]] = rec.receiver;
+		CHECK_INT(rec.receiver, idx[want_r[i]]);
+	}
+	CHECK_INT(bb_reader_next(r, &rec, &err), 0);
+	CHECK_INT(bb_intern_count(bb_reader_nodes(r)), nn);
+	bb_reader_free(r);
+	free(text);
+	free(want_s);
+	free(want_r);
 }
 
 /* ---- reader: bad input ---------------------------------------------------------------- */
@@ -1184,11 +1333,13 @@ static void test_roundtrip_all_bytes(void)
 static const struct unit_test tests[] = {
 	{"time_parse_exact", test_time_parse_exact},
 	{"time_parse_bad", test_time_parse_bad},
+	{"time_parse_fast", test_time_parse_fast},
 	{"duration_parse", test_duration_parse},
 	{"intern", test_intern},
 	{"read_basic", test_read_basic},
 	{"read_ids_not_interned", test_read_ids_not_interned},
 	{"read_line_ends", test_read_line_ends},
+	{"read_node_cache", test_read_node_cache},
 	{"read_empty", test_read_empty},
 	{"read_version", test_read_version},
 	{"read_meta_between", test_read_meta_between},
