@@ -12,6 +12,7 @@ static const struct bb_decoder *const table[] = {
 	&bb_dec_dns,
 	&bb_dec_sunrpc,
 	&bb_dec_http,
+	&bb_dec_http2,
 	&bb_dec_generic,
 };
 
