@@ -765,6 +765,23 @@ static int h1_request(const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* 1 when p could still become an HTTP/1.x request line: the start of a
+ * method and no line end yet. */
+static int h1_maybe(const uint8_t *p, size_t n)
+{
+	static const char *const starts[] = {"GET ", "POST ", "PUT ", "HEAD ", "DELETE ",
+		"OPTIONS ", "PATCH "};
+	struct bb_rd r = bb_rd_make(p, n);
+	if (n >= 1024 || bb_rd_find(&r, "\n", 1) >= 0)
+		return 0;
+	for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
+		size_t l = strlen(starts[i]);
+		if (memcmp(p, starts[i], n < l ? n : l) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* 1 when a head at p (n bytes) has an Upgrade header naming h2c. */
 static int has_h2c_upgrade(const uint8_t *p, size_t n)
 {
@@ -890,6 +907,8 @@ static size_t h2_decode(void *stp, const struct bb_dec_ctx *ctx, int dir, uint64
 					d->phase = PH_H1;
 					continue;
 				}
+				if (!s->upgraded && h1_maybe(r.p, left))
+					return off; /* a request line still coming */
 			} else if (left >= 5 && memcmp(r.p, "HTTP/", 5) == 0) {
 				d->phase = PH_H1;
 				continue;

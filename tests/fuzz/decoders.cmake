@@ -11,6 +11,7 @@ set(BB_FUZZ_DECODERS
   dns
   sunrpc
   http
+  http2
   generic
 )
 
