@@ -1020,13 +1020,14 @@ static size_t h2_decode(void *stp, const struct bb_dec_ctx *ctx, int dir, uint64
 			break;
 		}
 		case FT_RST:
-			if (left < 9 + (size_t)h.len)
-				return off;
-			if (h.len == 4 && h.sid)
-				on_rst(s, ctx, dir, h.sid, t0, dec_time(ctx, dir, pos + off + 12), 13);
-			else
+			if (h.len != 4 || !h.sid) {
 				DEC_COUNT(ctx, malformed);
-			bb_rd_skip(&r, 9 + (size_t)h.len);
+				break; /* skipped by its length */
+			}
+			if (left < 13)
+				return off;
+			on_rst(s, ctx, dir, h.sid, t0, dec_time(ctx, dir, pos + off + 12), 13);
+			bb_rd_skip(&r, 13);
 			continue;
 		case FT_DATA:
 			if (h.sid == 0) {

@@ -71,8 +71,12 @@ for k in 1 2 3; do
 	ip netns exec "$ns_c" curl -s --http2-prior-knowledge -o /dev/null "http://$srv:8080/a.html?curl=$k" ||
 		{ echo "FAIL: curl"; fail=1; }
 done
-ip netns exec "$ns_c" curl -s --http2-prior-knowledge -o /dev/null -d 'x=1' "http://$srv:8080/post?x=2" ||
-	{ echo "FAIL: curl POST"; fail=1; }
+# nginx's `return` answers without reading the body, then may reset the stream
+# (RST_STREAM NO_ERROR) while curl still sends it: curl then exits 92 though the
+# response came whole. Either way the exchange is one CALL/RET pair.
+ip netns exec "$ns_c" curl -s --http2-prior-knowledge -o /dev/null -d 'x=1' "http://$srv:8080/post?x=2"
+rc=$?
+[ $rc = 0 ] || [ $rc = 92 ] || { echo "FAIL: curl POST: exit $rc"; fail=1; }
 ip netns exec "$ns_c" h2load -n 300 -c 3 -m 10 "http://$srv:8080/index.html" >"$T/h2load.out" 2>&1 ||
 	{ echo "FAIL: h2load"; cat "$T/h2load.out"; fail=1; }
 ip netns exec "$ns_c" $py "$BB_SRC/tests/cli/dec_http2_grpc.py" client "$srv" 50051 20 >"$T/grpc.out" 2>"$T/grpc.err" ||
