@@ -7,13 +7,17 @@
 #   --http2-prior-knowledge (3 GET, 1 POST) and h2load (-n 300 -c 3 -m 10:
 #   10 concurrent streams per connection);
 #   python3-grpcio on 50051: unary x20, server-, client-streaming and bidi,
-#   and a method the server lacks (trailers-only UNIMPLEMENTED answer).
-# Needs root, ip(8), nginx, curl, h2load, /usr/bin/python3 with grpc; skips (77)
-# otherwise.
+#   and a method the server lacks (trailers-only UNIMPLEMENTED answer);
+#   nghttpx (frontend without TLS on port 80, the http decoder's port, in front
+#   of nginx) answering nghttp -u: the h2c upgrade, whose HTTP/1.1 request is
+#   stream 1 (CALL, interim RET for the 101, final RET), and 2 more requests on
+#   the upgraded connection (nghttp gives them streams 13 and 15).
+# Needs root, ip(8), nginx, curl, h2load, nghttpx, nghttp, /usr/bin/python3
+# with grpc; skips (77) otherwise.
 set -u
 [ "$(id -u)" = 0 ] || { echo "skipped: needs root (network namespaces)" >&2; exit 77; }
 PATH=$PATH:/usr/sbin:/sbin
-for t in ip nginx curl h2load; do
+for t in ip nginx curl h2load nghttpx nghttp; do
 	command -v $t >/dev/null 2>&1 || { echo "skipped: $t not installed" >&2; exit 77; }
 done
 py=/usr/bin/python3
@@ -46,6 +50,10 @@ http {
 		root $T/www;
 		location = /post { return 200 "posted\\n"; }
 	}
+	server {
+		listen 127.0.0.1:8081;
+		root $T/www;
+	}
 }
 NGEOF
 ip netns exec "$ns_s" nginx -t -c "$T/nginx.conf" >"$T/nginx-t.log" 2>&1 || { echo "skipped: nginx -t failed: $(cat "$T/nginx-t.log")" >&2; exit 77; }
@@ -53,12 +61,16 @@ ip netns exec "$ns_s" nginx -c "$T/nginx.conf" -g 'daemon off;' &
 pids="$pids $!"
 ip netns exec "$ns_s" $py "$BB_SRC/tests/cli/dec_http2_grpc.py" server "$srv" 50051 2>"$T/grpc-server.err" &
 pids="$pids $!"
+ip netns exec "$ns_s" nghttpx --conf=/dev/null --frontend="$srv,80;no-tls" \
+	--backend=127.0.0.1,8081 --workers=1 --errorlog-file="$T/nghttpx.log" \
+	--accesslog-file=/dev/null 2>"$T/nghttpx.err" &
+pids="$pids $!"
 i=0
 until ip netns exec "$ns_c" curl -s --http2-prior-knowledge -o /dev/null "http://$srv:8080/"; do
 	i=$((i + 1)); [ $i -gt 50 ] && { echo "FAIL: nginx did not start"; cat "$T/error.log"; exit 1; }; sleep 0.1
 done
 
-"$BB_BIN/bbcap" -i "$br" -w "$T/h2.tr" tcp port 8080 or tcp port 50051 2>"$T/bbcap.err" &
+"$BB_BIN/bbcap" -i "$br" -w "$T/h2.tr" tcp port 8080 or tcp port 50051 or tcp port 80 2>"$T/bbcap.err" &
 cap=$!
 pids="$pids $cap"
 i=0
@@ -81,6 +93,13 @@ ip netns exec "$ns_c" h2load -n 300 -c 3 -m 10 "http://$srv:8080/index.html" >"$
 	{ echo "FAIL: h2load"; cat "$T/h2load.out"; fail=1; }
 ip netns exec "$ns_c" $py "$BB_SRC/tests/cli/dec_http2_grpc.py" client "$srv" 50051 20 >"$T/grpc.out" 2>"$T/grpc.err" ||
 	{ echo "FAIL: gRPC client: $(tail -3 "$T/grpc.err")"; fail=1; }
+i=0
+until ip netns exec "$ns_c" curl -s -o /dev/null "http://$srv:80/a.html?ready" 2>/dev/null; do
+	i=$((i + 1)); [ $i -gt 50 ] && { echo "FAIL: nghttpx did not start: $(tail -3 "$T/nghttpx.log")"; fail=1; break; }; sleep 0.1
+done
+ip netns exec "$ns_c" nghttp -u "http://$srv/a.html?up=1" "http://$srv/a.html?up=2" \
+	"http://$srv/index.html?up=3" >"$T/nghttp.out" 2>&1 ||
+	{ echo "FAIL: nghttp -u: $(tail -3 "$T/nghttp.out")"; fail=1; }
 sleep 0.5
 kill -INT $cap
 wait $cap
@@ -111,9 +130,24 @@ while read -r m c; do
 	pairs "POST%20$m" "$c"
 done <"$T/grpc.out"
 [ "$(wc -l <"$T/grpc.out")" = 5 ] || { echo "FAIL: gRPC client did not finish"; fail=1; }
+# h2c upgrade: stream 1 is the HTTP/1.1 request; its RETs are the 101 and the
+# HTTP/2 response; two more requests follow on the upgraded connection.
+up=$(awk -F'\t' '$7 == "req=GET%20/a.html?up=1" && $5 ~ /\.s1$/ { print $2 }' "$T/recs" | tr '\n' ' ')
+if [ "$up" = "CALL RET RET " ]; then
+	echo "ok   h2c upgrade: stream 1 GET /a.html?up=1: CALL, RET (101), RET"
+else
+	echo "FAIL h2c upgrade: stream 1 records: '$up'"
+	fail=1
+fi
+pairs "GET%20/a.html?up=2" 1
+pairs "GET%20/index.html?up=3" 1
+# on the upgraded connection (stream 1's connection)
+c1=$(awk -F'\t' '$7 == "req=GET%20/a.html?up=1" { split($5, a, "."); print a[1]; exit }' "$T/recs")
+[ "$(grep -c "	CALL	.*	$c1\.s[0-9]*	proto=http2	" "$T/recs")" = 3 ] ||
+	{ echo "FAIL: the 3 nghttp requests are not on one upgraded connection"; fail=1; }
 awk -F'\t' '$2 == "CALL" { c[$5] = 1 } $2 == "RET" && !($5 in c) { n++ } END { exit n > 0 }' "$T/recs" ||
 	{ echo "FAIL: a return without its call"; fail=1; }
-grep '^#capture' "$T/h2.tr" | grep -q 'http2=calls:[0-9]*,rets:[0-9]*,unanswered:0,unmatched_ret:0,malformed:0' ||
+grep '^#capture' "$T/h2.tr" | grep -q ' http2=calls:[0-9]*,rets:[0-9]*,unanswered:0,unmatched_ret:0,malformed:0' ||
 	{ echo "FAIL: $(grep '^#capture' "$T/h2.tr")"; fail=1; }
 # h2load -m 10: streams of one connection overlap (calls outstanding at once).
 conc=$(sort -t '	' -k1,1 -s "$T/recs" | awk -F'\t' '{ split($5, a, ".") }
