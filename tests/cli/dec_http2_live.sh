@@ -11,7 +11,9 @@
 #   nghttpx (frontend without TLS on port 80, the http decoder's port, in front
 #   of nginx) answering nghttp -u: the h2c upgrade, whose HTTP/1.1 request is
 #   stream 1 (CALL, interim RET for the 101, final RET), and 2 more requests on
-#   the upgraded connection (nghttp gives them streams 13 and 15).
+#   the upgraded connection (nghttp gives them streams 13 and 15);
+#   server push: nghttp asks nginx for /push.html, nginx pushes /a.html?pushed
+#   (PUSH_PROMISE): a RET with the promised request and no CALL.
 # Needs root, ip(8), nginx, curl, h2load, nghttpx, nghttp, /usr/bin/python3
 # with grpc; skips (77) otherwise.
 set -u
@@ -32,6 +34,7 @@ rig_up h2 230
 srv=$net.2
 mkdir -p "$T/www" "$T/tmp"
 head -c 3000 /dev/zero | tr '\0' x >"$T/www/index.html"
+echo page >"$T/www/push.html"
 cp "$T/www/index.html" "$T/www/a.html"
 cat >"$T/nginx.conf" <<NGEOF
 worker_processes 1;
@@ -49,6 +52,7 @@ http {
 		listen $srv:8080 http2;
 		root $T/www;
 		location = /post { return 200 "posted\\n"; }
+		location = /push.html { http2_push /a.html?pushed; }
 	}
 	server {
 		listen 127.0.0.1:8081;
@@ -100,6 +104,8 @@ done
 ip netns exec "$ns_c" nghttp -u "http://$srv/a.html?up=1" "http://$srv/a.html?up=2" \
 	"http://$srv/index.html?up=3" >"$T/nghttp.out" 2>&1 ||
 	{ echo "FAIL: nghttp -u: $(tail -3 "$T/nghttp.out")"; fail=1; }
+ip netns exec "$ns_c" nghttp "http://$srv:8080/push.html" >"$T/push.out" 2>&1 ||
+	{ echo "FAIL: nghttp push: $(tail -3 "$T/push.out")"; fail=1; }
 sleep 0.5
 kill -INT $cap
 wait $cap
@@ -145,9 +151,13 @@ pairs "GET%20/index.html?up=3" 1
 c1=$(awk -F'\t' '$7 == "req=GET%20/a.html?up=1" { split($5, a, "."); print a[1]; exit }' "$T/recs")
 [ "$(grep -c "	CALL	.*	$c1\.s[0-9]*	proto=http2	" "$T/recs")" = 3 ] ||
 	{ echo "FAIL: the 3 nghttp requests are not on one upgraded connection"; fail=1; }
-awk -F'\t' '$2 == "CALL" { c[$5] = 1 } $2 == "RET" && !($5 in c) { n++ } END { exit n > 0 }' "$T/recs" ||
+pairs "GET%20/push.html" 1
+pushed=$(awk -F'\t' '$7 == "req=GET%20/a.html?pushed" { print $2 }' "$T/recs" | tr '\n' ' ')
+[ "$pushed" = "RET " ] && echo "ok   pushed GET /a.html?pushed: RET without CALL" ||
+	{ echo "FAIL pushed /a.html?pushed: '$pushed'"; fail=1; }
+awk -F'\t' '$2 == "CALL" { c[$5] = 1 } $2 == "RET" && !($5 in c) && $7 !~ /pushed/ { n++ } END { exit n > 0 }' "$T/recs" ||
 	{ echo "FAIL: a return without its call"; fail=1; }
-grep '^#capture' "$T/h2.tr" | grep -q ' http2=calls:[0-9]*,rets:[0-9]*,unanswered:0,unmatched_ret:0,malformed:0' ||
+grep '^#capture' "$T/h2.tr" | grep -q ' http2=calls:[0-9]*,rets:[0-9]*,unanswered:0,unmatched_ret:1,malformed:0' ||
 	{ echo "FAIL: $(grep '^#capture' "$T/h2.tr")"; fail=1; }
 # h2load -m 10: streams of one connection overlap (calls outstanding at once).
 conc=$(sort -t '	' -k1,1 -s "$T/recs" | awk -F'\t' '{ split($5, a, ".") }
