@@ -62,7 +62,7 @@ enum { FT_DATA = 0, FT_HEADERS, FT_PRIORITY, FT_RST, FT_SETTINGS, FT_PUSH, FT_PI
        FT_WINUP, FT_CONT };
 enum { FL_END_STREAM = 0x1, FL_END_HEADERS = 0x4, FL_PADDED = 0x8, FL_PRIORITY = 0x20 };
 enum { PH_START = 0, PH_H1, PH_H1_BODY, PH_FRAMES, PH_HUNT, PH_OPAQUE };
-enum { K_OTHER = 0, K_UNKNOWN, K_METHOD, K_PATH, K_STATUS, K_CTYPE };
+enum { K_OTHER = 0, K_UNKNOWN, K_METHOD, K_PATH, K_STATUS };
 
 /* A dynamic table entry: its RFC 7541 4.1 size, what it names and, for the
  * fields we report, a prefix of the value. */
@@ -123,7 +123,6 @@ struct h2_fields {
 	int method_known, path_known;
 	int status;                 /* -1: absent or unknown */
 	int unknown;                /* a field referred to a forgotten entry */
-	int grpc;                   /* content-type application/grpc... */
 	uint8_t mlen, plen;
 	char method[H2_VAL_MAX];
 	char path[H2_VAL_MAX];
@@ -238,8 +237,6 @@ static int kind_of_name(const char *s, size_t n)
 		return K_PATH;
 	if (n == 7 && memcmp(s, ":status", 7) == 0)
 		return K_STATUS;
-	if (n == 12 && memcmp(s, "content-type", 12) == 0)
-		return K_CTYPE;
 	return K_OTHER;
 }
 
@@ -352,8 +349,6 @@ static void field_set(struct h2_fields *f, int kind, const char *v, size_t vlen)
 		for (size_t i = 0; i < vlen; i++)
 			s = v[i] >= '0' && v[i] <= '9' && s < 1000 ? s * 10 + (v[i] - '0') : 1000;
 		f->status = vlen == 3 && s < 1000 ? s : -1;
-	} else if (kind == K_CTYPE) {
-		f->grpc = vlen >= 16 && memcmp(v, "application/grpc", 16) == 0;
 	}
 }
 
@@ -400,6 +395,19 @@ static int hpack_block(struct h2_table *t, struct bb_rd r, struct h2_fields *f)
 				kind = tab_get(t, (uint64_t)idx, &v, &vl, &nsize);
 				if (kind < 0)
 					goto bad;
+			}
+			if (!incr && (kind == K_OTHER || kind == K_UNKNOWN)) {
+				/* A value nobody will refer to again: not decoded. */
+				uint8_t sb = bb_rd_u8(&r);
+				int64_t sl = hp_int(&r, sb, 7);
+				if (sl < 0)
+					goto bad;
+				bb_rd_skip(&r, (size_t)sl);
+				if (!bb_rd_ok(&r))
+					goto bad;
+				field_set(f, kind, NULL, 0);
+				first = 0;
+				continue;
 			}
 			char val[H2_VAL_MAX];
 			uint64_t vtotal = 0;
