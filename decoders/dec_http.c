@@ -545,12 +545,30 @@ static void http_end(void *st, const struct bb_dec_ctx *ctx)
 		finish(s, ctx, dir);
 }
 
+/* 1 when the head at p asks for "Upgrade: h2c": dec_http2.c takes that
+ * connection (its stream 1 is this request). */
+static int h2c_upgrade(const uint8_t *p, size_t n)
+{
+	struct bb_rd r = bb_rd_make(p, n < HTTP_MAX_HEAD ? n : HTTP_MAX_HEAD);
+	while (bb_rd_left(&r) > 0) {
+		long nl = bb_rd_find(&r, "\n", 1);
+		struct bb_rd line = bb_rd_sub(&r, nl < 0 ? bb_rd_left(&r) : (size_t)nl + 1);
+		size_t ll = bb_rd_left(&line);
+		if (ll <= 2)
+			break;
+		const uint8_t *lp = bb_rd_bytes(&line, ll);
+		if (ll > 8 && lower_eq(lp, 8, "upgrade:") && has_token(lp + 8, ll - 8, "h2c"))
+			return 1;
+	}
+	return 0;
+}
+
 static int http_probe(const uint8_t *p, size_t n, unsigned transport, int dir)
 {
 	if (transport != BB_TR_TCP)
 		return 0;
 	if (dir == BB_DIR_C2S)
-		return request_line(p, n);
+		return request_line(p, n) && !h2c_upgrade(p, n);
 	return is_status(p, n);
 }
 

@@ -232,6 +232,7 @@ extern const struct bb_decoder bb_dec_http;
 extern const struct bb_decoder bb_dec_ldap;
 extern const struct bb_decoder bb_dec_dcerpc;
 extern const struct bb_decoder bb_dec_smb2;
+extern const struct bb_decoder bb_dec_http2;
 
 /* ---- the registry --------------------------------------------------------------- */
 

@@ -15,6 +15,7 @@ static const struct bb_decoder *const table[] = {
 	&bb_dec_ldap,
 	&bb_dec_dcerpc,
 	&bb_dec_smb2,
+	&bb_dec_http2,
 	&bb_dec_generic,
 };
 

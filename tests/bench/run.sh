@@ -8,6 +8,7 @@ BENCHES="$BENCHES bench_nesting"
 BENCHES="$BENCHES bench_conv"
 BENCHES="$BENCHES bench_capture"
 BENCHES="$BENCHES bench_dec_ms"
+BENCHES="$BENCHES bench_dec_http2"
 
 if [ $# -ne 1 ]; then
 	echo "usage: sh tests/bench/run.sh BUILD_DIR" >&2

@@ -14,6 +14,7 @@ set(BB_FUZZ_DECODERS
   ldap
   dcerpc
   smb2
+  http2
   generic
 )
 
