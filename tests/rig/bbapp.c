@@ -11,13 +11,14 @@
  *               [--backend NAME=KIND@IP:PORT ...] [--pool N]
  *               [--delay TYPE:BACKEND:MS ...] [--render MIN_MS:MAX_MS]
  *   bbapp load  --target IP:PORT --clients N --requests N --mix TYPE=W,...
- *               --log FILE [--seed S] [--id PREFIX]
+ *               --log FILE [--seed S] [--id PREFIX] [--ramp MS]
  *
  * Config: one line per request type, "TYPE GROUP ; GROUP ...", a GROUP being
  * BACKEND[,BACKEND...] called in parallel (all requests sent, then all
  * replies read); groups run in sequence; "-" means no calls; "*" as TYPE is
  * the default. --render makes each response wait a time drawn uniformly
- * between MIN and MAX ms after its calls (a page being rendered). Backend kinds: http (GET /TYPE?id=ID to another bbapp over a
+ * between MIN and MAX ms after its calls (a page being rendered). Backend
+ * kinds: http (GET /TYPE?id=ID to another bbapp over a
  * keep-alive connection), redis (INCR in RESP), memcached (text "get"), pg
  * (the PostgreSQL v3 wire protocol, simple query, trust authentication) and
  * dns (an A query over UDP). Each backend has a pool of connections opened
@@ -774,6 +775,7 @@ static long failures;
 static pthread_mutex_t load_mu = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long seed = 1;
 static const char *id_prefix = "r";
+static int ramp_ms, nclients = 1;
 
 struct client {
 	int no;
@@ -795,6 +797,8 @@ static void *client_run(void *arg)
 	if (!c)
 		die("out of memory");
 	c->fd = dial(&target, SOCK_STREAM);
+	if (ramp_ms > 0) /* clients start spread over the ramp, not in one burst */
+		sleep_ms((int)((long)ramp_ms * cl->no / nclients));
 	for (;;) {
 		pthread_mutex_lock(&load_mu);
 		long i = next_request < total_requests ? next_request++ : -1;
@@ -853,6 +857,8 @@ static int cmd_load(int argc, char **argv)
 			total_requests = atol(v);
 		else if (strcmp(a, "--log") == 0)
 			log = v;
+		else if (strcmp(a, "--ramp") == 0)
+			ramp_ms = atoi(v);
 		else if (strcmp(a, "--id") == 0)
 			id_prefix = v;
 		else if (strcmp(a, "--seed") == 0)
@@ -876,6 +882,7 @@ static int cmd_load(int argc, char **argv)
 	if (!log || nmix == 0 || mix_total == 0 || clients < 1 || clients > 1024 ||
 	    total_requests < 1 || target.sin_family != AF_INET)
 		die("load needs --target, --clients (1-1024), --requests, --mix and --log");
+	nclients = clients;
 	log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (log_fd < 0)
 		die("%s: %s", log, strerror(errno));
@@ -910,6 +917,6 @@ int main(int argc, char **argv)
 	                "                   [--backend NAME=KIND@IP:PORT ...] [--pool N]\n"
 	                "                   [--delay TYPE:BACKEND:MS ...] [--render MIN_MS:MAX_MS]\n"
 	                "       bbapp load --target IP:PORT --clients N --requests N\n"
-	                "                  --mix TYPE=W,... --log FILE [--seed S] [--id PREFIX]\n");
+	                "                  --mix TYPE=W,... --log FILE [--seed S] [--id PREFIX] [--ramp MS]\n");
 	return 2;
 }

@@ -8,8 +8,10 @@
 #   rig_servers        starts redis, memcached, PostgreSQL, dnsmasq, auth,
 #                      app1, app2 (bbapp) and nginx; the backend pools are
 #                      opened here, before any capture.
-#   rig_app2 [DELAY]   (re)starts app2, with bbapp --delay DELAY if given.
-#   rig_run NAME CLIENTS REQUESTS
+#   rig_apps RENDER [DELAY]
+#                      (re)starts app1 and app2 with bbapp --render RENDER,
+#                      app2 with --delay DELAY if given.
+#   rig_run NAME CLIENTS REQUESTS   ($RIG_RAMP_MS spreads the clients' starts)
 #                      warms the nginx upstream connections up (not
 #                      captured), starts bbcap on the bridge (and tcpdump when
 #                      $RIG_PCAP is set), runs the load, stops the capture:
@@ -17,7 +19,7 @@
 # Needs $T (scratch directory, absolute), $BB_BIN, $BB_SRC and root.
 
 RIG_NODES="client nginx app1 app2 auth redis memcached pg dns"
-RIG_MIX=${RIG_MIX:-cart=45,item=25,static=15,login=10,lookup=5}
+RIG_MIX=${RIG_MIX:-cart=45,item=25,static=20,login=6,lookup=4}
 RIG_RENDER=${RIG_RENDER:-50:150}
 rig_pids=""
 rig_pgdata=""
@@ -43,13 +45,13 @@ rig_cleanup() {
 # ns NODE: the namespace of NODE; ip_of NODE: its address.
 ns() { echo "bbrig-$1-$rig_id"; }
 ip_of() {
-	i=1
-	for n in $RIG_NODES; do
-		[ "$n" = "$1" ] && { echo "$net.$i"; return; }
-		i=$((i + 1))
+	_i=1
+	for _n in $RIG_NODES; do
+		[ "$_n" = "$1" ] && { echo "$net.$_i"; return; }
+		_i=$((_i + 1))
 	done
 }
-in_ns() { n=$1; shift; ip netns exec "$(ns "$n")" "$@"; }
+in_ns() { _ns=$(ns "$1"); shift; ip netns exec "$_ns" "$@"; }
 
 rig_up() {
 	rig_id=$$
@@ -94,26 +96,35 @@ rig_backends() {
 		"--backend pg=pg@$(ip_of pg):5432 --backend dns=dns@$(ip_of dns):53"
 }
 
-rig_app2() {
-	[ -n "${app2_pid:-}" ] && { kill "$app2_pid" 2>/dev/null; wait "$app2_pid" 2>/dev/null; }
-	set -- ${1:+--delay "$1"}
-	# shellcheck disable=SC2046
-	in_ns app2 "$BB_BIN/bbapp" serve --name app2 --listen "$(ip_of app2):8000" \
-		--config "$BB_SRC/tests/rig/app.conf" --log "$T/app2.log" --pool 16 --render "$RIG_RENDER" \
-		$(rig_backends) "$@" 2>>"$T/app2.err" &
-	app2_pid=$!
-	rig_pids="$rig_pids $app2_pid"
-	wait_tcp app2 8000 app2
+# rig_apps RENDER [DELAY]: (re)starts app1 and app2 with bbapp --render
+# RENDER, and app2 with --delay DELAY if given; their pools open now.
+rig_apps() {
+	for p in ${app_pids:-}; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	app_pids=""
+	for a in app1 app2; do
+		d=""
+		[ $a = app2 ] && [ -n "${2:-}" ] && d="--delay $2"
+		# shellcheck disable=SC2046,SC2086
+		ip netns exec "$(ns $a)" "$BB_BIN/bbapp" serve --name $a --listen "$(ip_of $a):8000" \
+			--config "$BB_SRC/tests/rig/app.conf" --log "$T/$a.log" --pool 16 \
+			--render "$1" $(rig_backends) $d 2>>"$T/$a.err" &
+		app_pids="$app_pids $!"
+		rig_pids="$rig_pids $!"
+	done
+	wait_tcp app1 8000 app1 && wait_tcp app2 8000 app2
 }
 
 rig_servers() {
-	in_ns redis redis-server --bind "$(ip_of redis)" --port 6379 --protected-mode no \
+	ip netns exec "$(ns redis)" redis-server --bind "$(ip_of redis)" --port 6379 --protected-mode no \
 		--daemonize no --save '' --appendonly no --logfile "$T/redis.log" &
 	rig_pids="$rig_pids $!"
-	in_ns memcached memcached -l "$(ip_of memcached)" -p 11211 -U 0 -u root -t 2 \
+	ip netns exec "$(ns memcached)" memcached -l "$(ip_of memcached)" -p 11211 -U 0 -u root -t 2 \
 		2>"$T/memcached.err" &
 	rig_pids="$rig_pids $!"
-	in_ns dns dnsmasq -k --no-resolv --no-hosts --listen-address="$(ip_of dns)" \
+	ip netns exec "$(ns dns)" dnsmasq -k --no-resolv --no-hosts --listen-address="$(ip_of dns)" \
 		--bind-interfaces --address=/rig.test/10.9.9.9 --pid-file="$T/dnsmasq.pid" \
 		--user=root --cache-size=0 2>"$T/dnsmasq.err" &
 	rig_pids="$rig_pids $!"
@@ -128,17 +139,12 @@ rig_servers() {
 		>"$T/pg_ctl.log" 2>&1 || { echo "FAIL: pg_ctl"; cat "$T/pg_ctl.log" "$rig_pgdata/pg.log"; return 1; }
 	wait_tcp redis 6379 redis || return 1
 	wait_tcp memcached 11211 memcached || return 1
-	in_ns auth "$BB_BIN/bbapp" serve --name auth --listen "$(ip_of auth):8000" \
+	ip netns exec "$(ns auth)" "$BB_BIN/bbapp" serve --name auth --listen "$(ip_of auth):8000" \
 		--config "$BB_SRC/tests/rig/auth.conf" --log "$T/auth.log" --pool 16 \
 		$(rig_backends | sed 's/--backend auth=[^ ]*//') 2>"$T/auth.err" &
 	rig_pids="$rig_pids $!"
 	wait_tcp auth 8000 auth || return 1
-	in_ns app1 "$BB_BIN/bbapp" serve --name app1 --listen "$(ip_of app1):8000" \
-		--config "$BB_SRC/tests/rig/app.conf" --log "$T/app1.log" --pool 16 --render "$RIG_RENDER" \
-		$(rig_backends) 2>"$T/app1.err" &
-	rig_pids="$rig_pids $!"
-	wait_tcp app1 8000 app1 || return 1
-	rig_app2 || return 1
+	rig_apps "$RIG_RENDER" || return 1
 	mkdir -p "$T/ngx"
 	cat >"$T/nginx.conf" <<NGEOF
 worker_processes 1;
@@ -172,21 +178,21 @@ http {
 NGEOF
 	in_ns nginx nginx -t -c "$T/nginx.conf" >"$T/nginx-t.log" 2>&1 ||
 		{ echo "skipped: nginx -t failed: $(cat "$T/nginx-t.log")" >&2; exit 77; }
-	in_ns nginx nginx -c "$T/nginx.conf" -g 'daemon off;' &
+	ip netns exec "$(ns nginx)" nginx -c "$T/nginx.conf" -g 'daemon off;' &
 	rig_pids="$rig_pids $!"
 	wait_tcp nginx 80 nginx
 }
 
-rig_load() { # NAME CLIENTS REQUESTS LOG
+rig_load() { # NAME CLIENTS REQUESTS LOG [RAMP_MS]
 	in_ns client "$BB_BIN/bbapp" load --target "$(ip_of nginx):80" --clients "$2" \
-		--requests "$3" --mix "$RIG_MIX" --seed "$2" --id "$1" --log "$4"
+		--requests "$3" --mix "$RIG_MIX" --seed "$2" --id "$1" --log "$4" --ramp "${5:-0}"
 }
 
 rig_run() {
 	name=$1 clients=$2 requests=$3
 	# warm-up: nginx opens its upstream keep-alive connections now, so the
 	# capture picks them up mid-stream, like the app tier's pools
-	rig_load "$name-w" "$clients" $((clients * 4)) "$T/warmup.log" ||
+	rig_load "$name-w" "$clients" "$clients" "$T/warmup.log" ||
 		{ echo "FAIL: warm-up load"; return 1; }
 	if [ -n "${RIG_PCAP:-}" ]; then
 		tcpdump -i "$br" -w "$T/$name.pcap" -s 0 -B 32768 2>"$T/$name.tcpdump.err" &
@@ -204,7 +210,7 @@ rig_run() {
 	done
 	sleep 0.5
 	start=$(date +%s.%N)
-	rig_load "$name" "$clients" "$requests" "$T/$name.client.log" ||
+	rig_load "$name" "$clients" "$requests" "$T/$name.client.log" "${RIG_RAMP_MS:-0}" ||
 		{ echo "FAIL: load $name"; return 1; }
 	end=$(date +%s.%N)
 	sleep 0.5
