@@ -84,7 +84,7 @@ for run in normal delay; do
 	# shellcheck disable=SC2086
 	"$BB_BIN/bbnest" -q --json --no-bins $NEST_OPTS "$T/$run.tr" >"$T/$run.json" ||
 		{ echo "FAIL: bbnest $run"; exit 1; }
-	"$BB_BIN/bbconv" -q "$QUANTUM" --json "$T/$run.tr" >"$T/$run.conv.json" ||
+	"$BB_BIN/bbconv" -q "$QUANTUM" --max-delay 1 --json "$T/$run.tr" >"$T/$run.conv.json" ||
 		{ echo "FAIL: bbconv $run"; exit 1; }
 	nest_check "$run" "$c"
 done
