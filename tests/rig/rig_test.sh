@@ -6,12 +6,14 @@
 #     instance and pattern false positives/negatives (score.py nest);
 #   - with +50 ms at app2 before its PostgreSQL call for "item" requests (at
 #     8 clients), bbnest's call delay of pg in that pattern grows by 50 ms
-#     within 10%, no other node's by more than 5 ms (score.py delay), and
-#     bbconv finds a 50 ms delay on app2 -> pg only (score.py conv).
+#     within 10%, no other node's median by more than 5 ms (score.py delay),
+#     and bbconv finds a 50 ms delay on app2 -> pg only (score.py conv).
 # The arrival rate is held near 25 requests/s at every level (the "render"
-# time of the app tier grows with the clients): the nesting algorithm's
-# errors follow the rate of calls into a node, not the number of clients
-# (docs/accuracy.md, "The real multi-tier rig").
+# time of the app tier grows with the clients): a wrong parent wins when a
+# concurrent request began within the spread of the true call delay, whose
+# chance grows with the rate of requests, not the number of clients
+# (docs/accuracy.md, "The real multi-tier rig", which also shows bbnest's
+# overlap penalty misassigning parallel calls).
 # Needs root, ip(8), ethtool, nginx, redis-server, memcached, dnsmasq,
 # PostgreSQL, /usr/bin/python3; skips (77) otherwise. RIG_KEEP=DIR copies the
 # traces, logs and results there; RIG_PCAP=1 also keeps tcpdump captures.
