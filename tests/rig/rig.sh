@@ -33,7 +33,7 @@ rig_cleanup() {
 		kill "$(head -n 1 "$rig_pgdata/postmaster.pid")" 2>/dev/null
 		sleep 0.5
 	fi
-	[ -s "$T/nginx.pid" ] && kill "$(cat "$T/nginx.pid")" 2>/dev/null
+	[ -s "$T/nginx.pid" ] && kill "$(cat "$T/nginx.pid" 2>/dev/null)" 2>/dev/null
 	for n in $RIG_NODES; do
 		ip netns del "bbrig-$n-$rig_id" 2>/dev/null
 	done
