@@ -5,7 +5,7 @@ PREFIX  ?= /usr/local
 CHECK   := $(BUILD)/check
 RELEASE := $(BUILD)/release
 
-.PHONY: all deps release check demo bench install clean
+.PHONY: all deps release check rig demo bench install clean
 
 all: release
 
@@ -27,6 +27,15 @@ check: deps
 	cd $(CHECK) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    ctest --output-on-failure -j $(JOBS)
+
+# The real multi-tier rig alone (tests/rig/; needs root), verbose.
+rig: deps
+	cmake -S . -B $(CHECK) -DCMAKE_BUILD_TYPE=Debug -DBB_WERROR=ON \
+	    -DBB_SANITIZE='address;undefined' >/dev/null
+	cmake --build $(CHECK) -j $(JOBS) --target bbapp bbcap bbnest bbconv
+	cd $(CHECK) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    ctest -R '^rig_' -V
 
 demo: release
 	@sh scripts/demo.sh $(RELEASE)

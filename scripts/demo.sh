@@ -1,36 +1,49 @@
 #!/bin/sh
-# demo.sh - the main job on a bundled example: synthesise the paper's multi-tier
-# system (figure 10), summarise it, and infer its causal paths with whichever
-# algorithms are built. Usage: sh scripts/demo.sh BUILD_DIR
+# demo.sh - the main job on a bundled example: packets captured on the real
+# multi-tier rig (examples/rig/, tests/rig/), decoded by bbcap, causal paths
+# inferred by bbnest and bbconv, the slow node found. Needs no root.
+# Usage: sh scripts/demo.sh BUILD_DIR
 set -eu
 build=${1:-build/release}
 bin=$build/bin
+ex=examples/rig
 out=out/demo
 mkdir -p "$out"
 
-echo "== maketrace: the multi-tier system of the paper's figure 10 (maketrace/configs/multitier.json)"
-"$bin/maketrace" -q --summary -o "$out/multitier.tr" maketrace/configs/multitier.json
-echo "   trace written to $out/multitier.tr"
+echo "== the capture: nginx, two app servers, auth, redis, memcached, PostgreSQL, dnsmasq"
+echo "   ($ex/README.md); app2 was given +50 ms before its PostgreSQL call for 'item'"
+echo
+echo "== bbcap -r $ex/delay.pcap --names $ex/hosts"
+"$bin/bbcap" -r "$ex/delay.pcap" --names "$ex/hosts" -w "$out/delay.tr" 2>"$out/bbcap.txt"
+sed 's/^/   /' "$out/bbcap.txt"
+echo "   trace written to $out/delay.tr"
 
 if [ -x "$bin/bbnest" ]; then
 	echo
-	echo "== bbnest: causal path patterns, ranked by total latency (top 5)"
-	"$bin/bbnest" -q --text --top 5 "$out/multitier.tr"
-	"$bin/bbnest" -q --top 5 -o "$out/multitier-nest.dot" "$out/multitier.tr"
+	echo "== bbnest: causal path patterns, the 6 most frequent"
+	"$bin/bbnest" -q --text --rank count --top 6 "$out/delay.tr" | tee "$out/delay-nest.txt"
+	"$bin/bbnest" -q --rank count --top 6 -o "$out/delay-nest.dot" "$out/delay.tr"
+	"$bin/bbnest" -q --json --no-bins "$out/delay.tr" >"$out/delay-nest.json"
 	if command -v dot >/dev/null 2>&1; then
-		dot -Tsvg "$out/multitier-nest.dot" -o "$out/multitier-nest.svg"
-		echo "   graph: $out/multitier-nest.svg"
+		dot -Tsvg "$out/delay-nest.dot" -o "$out/delay-nest.svg"
+		echo "   graph: $out/delay-nest.svg"
+	fi
+	if [ -x /usr/bin/python3 ]; then
+		echo
+		echo "== against the ground truth the services logged ($ex/*.log)"
+		/usr/bin/python3 tests/rig/score.py nest "$ex/delay.client.log" "$out/delay-nest.json" \
+			"$ex/app1.log" "$ex/app2.log" "$ex/auth.log" || true
 	fi
 fi
 if [ -x "$bin/bbconv" ]; then
 	echo
-	echo "== bbconv: delay graph at quantum 0.01 s"
-	"$bin/bbconv" -q 0.01 --text -o "$out/multitier-conv.txt" "$out/multitier.tr"
-	head -n 24 "$out/multitier-conv.txt"
-	echo "   ... (whole graph: $out/multitier-conv.txt)"
-	"$bin/bbconv" -q 0.01 -o "$out/multitier-conv.dot" "$out/multitier.tr"
+	echo "== bbconv: delay graph at quantum 1 ms, the edges into pg"
+	"$bin/bbconv" -q 0.001 --max-delay 1 --text -o "$out/delay-conv.txt" "$out/delay.tr"
+	grep -B1 ' pg  ' "$out/delay-conv.txt" | head -n 20 || true
+	echo "   ... (whole graph: $out/delay-conv.txt)"
+	"$bin/bbconv" -q 0.001 --max-delay 1 -o "$out/delay-conv.dot" "$out/delay.tr"
 	if command -v dot >/dev/null 2>&1; then
-		dot -Tsvg "$out/multitier-conv.dot" -o "$out/multitier-conv.svg"
-		echo "   graph: $out/multitier-conv.svg"
+		dot -Tsvg "$out/delay-conv.dot" -o "$out/delay-conv.svg"
+		echo "   graph: $out/delay-conv.svg"
 	fi
 fi

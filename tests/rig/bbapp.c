@@ -1,0 +1,922 @@
+/* bbapp.c - the rig's test service and load client: HTTP/1.1 tiers with a configured call tree and a true-path log */
+/* SPDX-License-Identifier: MIT */
+/*
+ * Like vPath's "vApp": a small service whose handling of each request type
+ * follows a call tree read from a config file, and which writes, for every
+ * request, the path it really took (its calls with their times) to a log
+ * file that never crosses the network. The rig (tests/rig/rig.sh) builds
+ * the ground truth from these logs and scores bbnest against it.
+ *
+ *   bbapp serve --name NAME --listen IP:PORT --config FILE --log FILE
+ *               [--backend NAME=KIND@IP:PORT ...] [--pool N]
+ *               [--delay TYPE:BACKEND:MS ...] [--render MIN_MS:MAX_MS]
+ *   bbapp load  --target IP:PORT --clients N --requests N --mix TYPE=W,...
+ *               --log FILE [--seed S] [--id PREFIX] [--ramp MS]
+ *
+ * Config: one line per request type, "TYPE GROUP ; GROUP ...", a GROUP being
+ * BACKEND[,BACKEND...] called in parallel (all requests sent, then all
+ * replies read); groups run in sequence; "-" means no calls; "*" as TYPE is
+ * the default. --render makes each response wait a time drawn uniformly
+ * between MIN and MAX ms after its calls (a page being rendered). Backend
+ * kinds: http (GET /TYPE?id=ID to another bbapp over a
+ * keep-alive connection), redis (INCR in RESP), memcached (text "get"), pg
+ * (the PostgreSQL v3 wire protocol, simple query, trust authentication) and
+ * dns (an A query over UDP). Each backend has a pool of connections opened
+ * at start-up, before any capture, and none of them pipelines.
+ *
+ * Log line (tab-separated): ID NODE TYPE T0_NS T1_NS CALLS, CALLS being
+ * "BACKEND@T0@T1" items separated by spaces in the order the calls were
+ * sent, or "-". Times are CLOCK_REALTIME nanoseconds, the clock bbcap uses.
+ * The load client writes the same line with NODE "client" and CALLS "-"
+ * (or "ERR" when the request failed).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#define MAX_TYPES 16
+#define MAX_GROUPS 8
+#define MAX_PAR 4
+#define MAX_BACKENDS 8
+#define MAX_DELAYS 8
+#define MAX_POOL 128
+#define BUF_SIZE 16384
+
+enum kind { K_HTTP, K_REDIS, K_MEMCACHED, K_PG, K_DNS };
+
+struct conn {
+	int fd;
+	size_t len;
+	char buf[BUF_SIZE];
+};
+
+struct backend {
+	char name[32];
+	enum kind kind;
+	struct sockaddr_in addr;
+	struct conn *conns[MAX_POOL];
+	int free_idx[MAX_POOL];
+	int nfree;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+struct rtype {
+	char name[32];
+	int ngroups;
+	int npar[MAX_GROUPS];
+	int call[MAX_GROUPS][MAX_PAR]; /* backend index */
+};
+
+struct delay {
+	char type[32];
+	int backend;
+	int ms;
+};
+
+static const char *node_name = "app";
+static struct rtype types[MAX_TYPES];
+static int ntypes;
+static struct backend backends[MAX_BACKENDS];
+static int nbackends;
+static struct delay delays[MAX_DELAYS];
+static int ndelays;
+static int pool_size = 8;
+static int render_min_ms, render_max_ms;
+static unsigned long render_seq;
+static pthread_mutex_t render_mu = PTHREAD_MUTEX_INITIALIZER;
+static int log_fd = -1;
+static uint16_t dns_id_seq;
+static pthread_mutex_t dns_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "bbapp %s: error: ", node_name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void parse_addr(const char *s, struct sockaddr_in *a)
+{
+	char host[64];
+	const char *colon = strrchr(s, ':');
+	if (!colon || (size_t)(colon - s) >= sizeof host)
+		die("bad address \"%s\" (IP:PORT)", s);
+	memcpy(host, s, (size_t)(colon - s));
+	host[colon - s] = '\0';
+	memset(a, 0, sizeof *a);
+	a->sin_family = AF_INET;
+	a->sin_port = htons((uint16_t)atoi(colon + 1));
+	if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
+		die("bad IPv4 address \"%s\"", host);
+}
+
+static int find_backend(const char *name)
+{
+	for (int i = 0; i < nbackends; i++)
+		if (strcmp(backends[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- connections ---------------------------------------------------------- */
+
+static int dial(const struct sockaddr_in *a, int type)
+{
+	for (int tries = 0; tries < 200; tries++) {
+		int fd = socket(AF_INET, type, 0);
+		if (fd < 0)
+			die("socket: %s", strerror(errno));
+		if (connect(fd, (const struct sockaddr *)a, sizeof *a) == 0) {
+			int one = 1;
+			if (type == SOCK_STREAM)
+				setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+			return fd;
+		}
+		close(fd);
+		usleep(50000);
+	}
+	char ip[INET_ADDRSTRLEN];
+	inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
+	die("connect %s:%u: %s", ip, ntohs(a->sin_port), strerror(errno));
+	return -1;
+}
+
+static int send_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n > 0) {
+		ssize_t k = send(fd, c, n, MSG_NOSIGNAL);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Reads more bytes into c; -1 at end of stream or error. */
+static int fill(struct conn *c)
+{
+	if (c->len >= sizeof c->buf)
+		return -1;
+	for (;;) {
+		ssize_t k = recv(c->fd, c->buf + c->len, sizeof c->buf - c->len, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		c->len += (size_t)k;
+		return 0;
+	}
+}
+
+static void consume(struct conn *c, size_t n)
+{
+	memmove(c->buf, c->buf + n, c->len - n);
+	c->len -= n;
+}
+
+static const char *find_mem(const struct conn *c, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (size_t i = 0; i + n <= c->len; i++)
+		if (memcmp(c->buf + i, needle, n) == 0)
+			return c->buf + i;
+	return NULL;
+}
+
+/* One HTTP/1.1 response (headers and Content-Length body); 0 or -1. */
+static int read_http_response(struct conn *c)
+{
+	const char *end;
+	while (!(end = find_mem(c, "\r\n\r\n")))
+		if (fill(c) < 0)
+			return -1;
+	size_t head = (size_t)(end - c->buf) + 4;
+	size_t body = 0;
+	for (size_t i = 0; i + 16 < head; i++)
+		if (strncasecmp(c->buf + i, "\nContent-Length:", 16) == 0) {
+			body = (size_t)strtoul(c->buf + i + 16, NULL, 10);
+			break;
+		}
+	if (head + body > sizeof c->buf)
+		return -1;
+	while (c->len < head + body)
+		if (fill(c) < 0)
+			return -1;
+	consume(c, head + body);
+	return 0;
+}
+
+static uint32_t get_be32(const char *p)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3];
+}
+
+static void put_be32(char *p, uint32_t v)
+{
+	p[0] = (char)(v >> 24);
+	p[1] = (char)(v >> 16);
+	p[2] = (char)(v >> 8);
+	p[3] = (char)v;
+}
+
+/* PostgreSQL backend messages up to ReadyForQuery ('Z'); 0, or -1 on error
+ * or an ErrorResponse. */
+static int read_pg_until_ready(struct conn *c)
+{
+	int bad = 0;
+	for (;;) {
+		while (c->len < 5)
+			if (fill(c) < 0)
+				return -1;
+		uint32_t n = get_be32(c->buf + 1);
+		if (n < 4 || n + 1 > sizeof c->buf)
+			return -1;
+		while (c->len < n + 1)
+			if (fill(c) < 0)
+				return -1;
+		char t = c->buf[0];
+		if (t == 'E')
+			bad = 1;
+		if (t == 'R' && n >= 8 && get_be32(c->buf + 5) != 0)
+			bad = 1; /* anything but AuthenticationOk: the rig uses trust */
+		consume(c, n + 1);
+		if (t == 'Z')
+			return bad ? -1 : 0;
+	}
+}
+
+static void pg_startup(struct conn *c)
+{
+	static const char params[] = "user\0postgres\0database\0postgres\0";
+	char msg[64];
+	uint32_t n = 8 + sizeof params; /* params, and its final NUL ends the list */
+	put_be32(msg, n);
+	put_be32(msg + 4, 196608); /* protocol 3.0 */
+	memcpy(msg + 8, params, sizeof params);
+	if (send_all(c->fd, msg, n) < 0 || read_pg_until_ready(c) < 0)
+		die("%s: PostgreSQL start-up failed", "pg");
+}
+
+static struct conn *conn_open(const struct backend *b)
+{
+	struct conn *c = calloc(1, sizeof *c);
+	if (!c)
+		die("out of memory");
+	c->fd = dial(&b->addr, b->kind == K_DNS ? SOCK_DGRAM : SOCK_STREAM);
+	if (b->kind == K_PG)
+		pg_startup(c);
+	return c;
+}
+
+static struct conn *pool_get(struct backend *b, int *idx)
+{
+	pthread_mutex_lock(&b->mu);
+	while (b->nfree == 0)
+		pthread_cond_wait(&b->cv, &b->mu);
+	*idx = b->free_idx[--b->nfree];
+	pthread_mutex_unlock(&b->mu);
+	return b->conns[*idx];
+}
+
+static void pool_put(struct backend *b, int idx)
+{
+	pthread_mutex_lock(&b->mu);
+	b->free_idx[b->nfree++] = idx;
+	pthread_cond_signal(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+}
+
+/* ---- one call to a backend ------------------------------------------------- */
+
+static size_t dns_query(char *q, size_t cap, uint16_t id, const char *type, const char *rid)
+{
+	char name[160];
+	snprintf(name, sizeof name, "%s-%s.rig.test", type, rid);
+	size_t n = 0;
+	if (cap < 12 + strlen(name) + 6)
+		return 0;
+	q[n++] = (char)(id >> 8);
+	q[n++] = (char)id;
+	q[n++] = 1; /* RD */
+	q[n++] = 0;
+	q[n++] = 0;
+	q[n++] = 1; /* one question */
+	memset(q + n, 0, 6);
+	n += 6;
+	for (char *label = name; *label;) {
+		char *dot = strchr(label, '.');
+		size_t len = dot ? (size_t)(dot - label) : strlen(label);
+		if (len == 0 || len > 63)
+			return 0;
+		q[n++] = (char)len;
+		memcpy(q + n, label, len);
+		n += len;
+		label += len + (dot ? 1 : 0);
+	}
+	q[n++] = 0;
+	q[n++] = 0;
+	q[n++] = 1; /* A */
+	q[n++] = 0;
+	q[n++] = 1; /* IN */
+	return n;
+}
+
+static int call_send(struct backend *b, struct conn *c, const char *type, const char *rid,
+                     uint16_t *dns_id)
+{
+	char msg[512];
+	int n = 0;
+	switch (b->kind) {
+	case K_HTTP:
+		n = snprintf(msg, sizeof msg, "GET /%s?id=%s HTTP/1.1\r\nHost: %s\r\n\r\n", type, rid,
+		             b->name);
+		break;
+	case K_REDIS: {
+		char key[64];
+		int k = snprintf(key, sizeof key, "hits:%s", type);
+		n = snprintf(msg, sizeof msg, "*2\r\n$4\r\nINCR\r\n$%d\r\n%s\r\n", k, key);
+		break;
+	}
+	case K_MEMCACHED:
+		n = snprintf(msg, sizeof msg, "get item:%s\r\n", type);
+		break;
+	case K_PG: {
+		char sql[128];
+		int k = snprintf(sql, sizeof sql,
+		                 "SELECT relname, relpages FROM pg_class WHERE relname <> '%s' "
+		                 "ORDER BY relname LIMIT 5",
+		                 type);
+		msg[0] = 'Q';
+		put_be32(msg + 1, (uint32_t)(4 + k + 1));
+		memcpy(msg + 5, sql, (size_t)k + 1);
+		n = 5 + k + 1;
+		break;
+	}
+	case K_DNS:
+		pthread_mutex_lock(&dns_mu);
+		*dns_id = ++dns_id_seq;
+		pthread_mutex_unlock(&dns_mu);
+		n = (int)dns_query(msg, sizeof msg, *dns_id, type, rid);
+		break;
+	}
+	if (n <= 0 || (size_t)n >= sizeof msg)
+		return -1;
+	return send_all(c->fd, msg, (size_t)n);
+}
+
+static int call_recv(struct backend *b, struct conn *c, uint16_t dns_id)
+{
+	const char *p;
+	switch (b->kind) {
+	case K_HTTP:
+		return read_http_response(c);
+	case K_REDIS:
+		while (!(p = find_mem(c, "\r\n")))
+			if (fill(c) < 0)
+				return -1;
+		consume(c, (size_t)(p - c->buf) + 2);
+		return 0;
+	case K_MEMCACHED:
+		while (!(p = find_mem(c, "END\r\n")))
+			if (fill(c) < 0)
+				return -1;
+		consume(c, (size_t)(p - c->buf) + 5);
+		return 0;
+	case K_PG:
+		return read_pg_until_ready(c);
+	case K_DNS:
+		for (;;) {
+			char r[1500];
+			ssize_t k = recv(c->fd, r, sizeof r, 0);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 12)
+				return -1;
+			if (((unsigned)(unsigned char)r[0] << 8 | (unsigned char)r[1]) == dns_id)
+				return 0;
+		}
+	}
+	return -1;
+}
+
+/* ---- the service ------------------------------------------------------------ */
+
+static const struct rtype *find_type(const char *name)
+{
+	const struct rtype *dflt = NULL;
+	for (int i = 0; i < ntypes; i++) {
+		if (strcmp(types[i].name, name) == 0)
+			return &types[i];
+		if (strcmp(types[i].name, "*") == 0)
+			dflt = &types[i];
+	}
+	return dflt;
+}
+
+static int delay_ms(const char *type, int backend)
+{
+	for (int i = 0; i < ndelays; i++)
+		if (delays[i].backend == backend && strcmp(delays[i].type, type) == 0)
+			return delays[i].ms;
+	return 0;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+	}
+}
+
+/* The "rendering" time of a response, uniform in [render_min_ms,
+ * render_max_ms] from a fixed sequence (Weyl sequence of the golden ratio). */
+static int render_ms(void)
+{
+	pthread_mutex_lock(&render_mu);
+	unsigned long k = ++render_seq;
+	pthread_mutex_unlock(&render_mu);
+	double u = (double)k * 0.6180339887498949;
+	u -= (double)(unsigned long)u;
+	return render_min_ms + (int)(u * (render_max_ms - render_min_ms + 1));
+}
+
+static void log_line(const char *line, size_t n)
+{
+	if (write(log_fd, line, n) != (ssize_t)n)
+		die("log: %s", strerror(errno));
+}
+
+/* Runs the call tree of type for request rid; appends "B@t0@t1" items to
+ * calls. Returns 0, or -1 when a backend failed. */
+static int handle(const char *type, const char *rid, char *calls, size_t cap)
+{
+	const struct rtype *t = find_type(type);
+	size_t used = 0;
+	int rc = 0;
+	calls[0] = '\0';
+	if (!t)
+		return -1;
+	for (int g = 0; g < t->ngroups; g++) {
+		struct conn *c[MAX_PAR];
+		int idx[MAX_PAR];
+		uint16_t id[MAX_PAR] = {0};
+		int64_t t0[MAX_PAR], t1[MAX_PAR];
+		for (int k = 0; k < t->npar[g]; k++) {
+			struct backend *b = &backends[t->call[g][k]];
+			int ms = delay_ms(type, t->call[g][k]);
+			if (ms > 0)
+				sleep_ms(ms);
+			c[k] = pool_get(b, &idx[k]);
+			t0[k] = now_ns();
+			if (call_send(b, c[k], type, rid, &id[k]) < 0)
+				rc = -1;
+		}
+		for (int k = 0; k < t->npar[g]; k++) {
+			struct backend *b = &backends[t->call[g][k]];
+			if (rc == 0 && call_recv(b, c[k], id[k]) < 0)
+				rc = -1;
+			t1[k] = now_ns();
+			pool_put(b, idx[k]);
+		}
+		for (int k = 0; k < t->npar[g] && used < cap; k++) {
+			int w = snprintf(calls + used, cap - used, "%s%s@%lld@%lld", used ? " " : "",
+			                 backends[t->call[g][k]].name, (long long)t0[k],
+			                 (long long)t1[k]);
+			if (w < 0 || (size_t)w >= cap - used)
+				return -1;
+			used += (size_t)w;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	if (used == 0)
+		snprintf(calls, cap, "-");
+	return 0;
+}
+
+static void *serve_conn(void *arg)
+{
+	struct conn *c = arg;
+	for (;;) {
+		const char *end;
+		while (!(end = find_mem(c, "\r\n\r\n")))
+			if (fill(c) < 0)
+				goto out;
+		size_t head = (size_t)(end - c->buf) + 4;
+		char type[32] = "", rid[64] = "-";
+		/* "GET /TYPE?id=ID HTTP/1.1" */
+		if (c->len > 5 && memcmp(c->buf, "GET /", 5) == 0) {
+			size_t i = 5, k = 0;
+			while (i < head && c->buf[i] != '?' && c->buf[i] != ' ' && k + 1 < sizeof type)
+				type[k++] = c->buf[i++];
+			type[k] = '\0';
+			if (i + 4 < head && memcmp(c->buf + i, "?id=", 4) == 0) {
+				i += 4;
+				k = 0;
+				while (i < head && c->buf[i] != ' ' && c->buf[i] != '&' &&
+				       k + 1 < sizeof rid)
+					rid[k++] = c->buf[i++];
+				rid[k] = '\0';
+			}
+		}
+		consume(c, head);
+		int64_t t0 = now_ns();
+		char calls[2048];
+		int rc = handle(type, rid, calls, sizeof calls);
+		if (render_max_ms > 0)
+			sleep_ms(render_ms());
+		int64_t t1 = now_ns();
+		char line[2300];
+		int n = snprintf(line, sizeof line, "%s\t%s\t%s\t%lld\t%lld\t%s\n", rid, node_name,
+		                 type, (long long)t0, (long long)t1, rc == 0 ? calls : "ERR");
+		if (n > 0 && (size_t)n < sizeof line)
+			log_line(line, (size_t)n);
+		char body[128], resp[256];
+		int bn = snprintf(body, sizeof body, "%s %s %s\n", rc == 0 ? "ok" : "error", node_name,
+		                  type);
+		int rn = snprintf(resp, sizeof resp,
+		                  "HTTP/1.1 %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s",
+		                  rc == 0 ? "200 OK" : "502 Bad Gateway", bn, body);
+		if (send_all(c->fd, resp, (size_t)rn) < 0)
+			break;
+	}
+out:
+	close(c->fd);
+	free(c);
+	return NULL;
+}
+
+static void read_config(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	char line[512];
+	int lineno = 0;
+	while (fgets(line, sizeof line, f)) {
+		lineno++;
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		char *s = line;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '\0' || *s == '\n')
+			continue;
+		if (ntypes == MAX_TYPES)
+			die("%s:%d: more than %d types", path, lineno, MAX_TYPES);
+		struct rtype *t = &types[ntypes++];
+		size_t k = 0;
+		while (*s && *s != ' ' && *s != '\t' && *s != '\n' && k + 1 < sizeof t->name)
+			t->name[k++] = *s++;
+		/* the rest without blanks: G;G;... with G = B,B,... */
+		char rest[512];
+		size_t r = 0;
+		for (; *s; s++)
+			if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+				rest[r++] = *s;
+		rest[r] = '\0';
+		if (strcmp(rest, "-") == 0 || r == 0)
+			continue;
+		char *save1 = NULL;
+		for (char *g = strtok_r(rest, ";", &save1); g; g = strtok_r(NULL, ";", &save1)) {
+			if (t->ngroups == MAX_GROUPS)
+				die("%s:%d: more than %d groups", path, lineno, MAX_GROUPS);
+			char *save2 = NULL;
+			for (char *b = strtok_r(g, ",", &save2); b; b = strtok_r(NULL, ",", &save2)) {
+				int bi = find_backend(b);
+				if (bi < 0)
+					die("%s:%d: unknown backend \"%s\" (give it with --backend)", path,
+					    lineno, b);
+				if (t->npar[t->ngroups] == MAX_PAR)
+					die("%s:%d: more than %d parallel calls", path, lineno, MAX_PAR);
+				t->call[t->ngroups][t->npar[t->ngroups]++] = bi;
+			}
+			t->ngroups++;
+		}
+	}
+	fclose(f);
+}
+
+static void add_backend(const char *spec)
+{
+	/* NAME=KIND@IP:PORT */
+	static const char *const kinds[] = {"http", "redis", "memcached", "pg", "dns"};
+	const char *eq = strchr(spec, '='), *at = strchr(spec, '@');
+	if (!eq || !at || at < eq || nbackends == MAX_BACKENDS)
+		die("bad --backend \"%s\" (NAME=KIND@IP:PORT)", spec);
+	struct backend *b = &backends[nbackends];
+	if ((size_t)(eq - spec) >= sizeof b->name)
+		die("backend name too long: %s", spec);
+	memcpy(b->name, spec, (size_t)(eq - spec));
+	size_t kl = (size_t)(at - eq - 1);
+	int kind = -1;
+	for (int i = 0; i < 5; i++)
+		if (strlen(kinds[i]) == kl && memcmp(kinds[i], eq + 1, kl) == 0)
+			kind = i;
+	if (kind < 0)
+		die("bad backend kind in \"%s\" (http, redis, memcached, pg, dns)", spec);
+	b->kind = (enum kind)kind;
+	parse_addr(at + 1, &b->addr);
+	pthread_mutex_init(&b->mu, NULL);
+	pthread_cond_init(&b->cv, NULL);
+	nbackends++;
+}
+
+static void open_pools(void)
+{
+	for (int i = 0; i < nbackends; i++) {
+		struct backend *b = &backends[i];
+		for (int k = 0; k < pool_size; k++) {
+			b->conns[k] = conn_open(b);
+			b->free_idx[b->nfree++] = k;
+		}
+		if (b->kind == K_MEMCACHED) /* the items the "get"s find */
+			for (int t = 0; t < ntypes; t++) {
+				char msg[200];
+				int n = snprintf(msg, sizeof msg,
+				                 "set item:%s 0 0 32\r\n%032d\r\n", types[t].name, t);
+				struct conn *c = b->conns[0];
+				const char *p;
+				if (send_all(c->fd, msg, (size_t)n) < 0)
+					die("memcached set failed");
+				while (!(p = find_mem(c, "\r\n")))
+					if (fill(c) < 0)
+						die("memcached set failed");
+				consume(c, (size_t)(p - c->buf) + 2);
+			}
+	}
+}
+
+static int cmd_serve(int argc, char **argv)
+{
+	const char *listen_at = NULL, *config = NULL, *log = NULL;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!v)
+			die("%s needs a value", a);
+		i++;
+		if (strcmp(a, "--name") == 0)
+			node_name = v;
+		else if (strcmp(a, "--listen") == 0)
+			listen_at = v;
+		else if (strcmp(a, "--config") == 0)
+			config = v;
+		else if (strcmp(a, "--log") == 0)
+			log = v;
+		else if (strcmp(a, "--backend") == 0)
+			add_backend(v);
+		else if (strcmp(a, "--pool") == 0) {
+			pool_size = atoi(v);
+			if (pool_size < 1 || pool_size > MAX_POOL)
+				die("--pool: 1 to %d", MAX_POOL);
+		} else if (strcmp(a, "--render") == 0) {
+			if (sscanf(v, "%d:%d", &render_min_ms, &render_max_ms) != 2 ||
+			    render_min_ms < 0 || render_max_ms < render_min_ms)
+				die("bad --render \"%s\" (MIN_MS:MAX_MS)", v);
+		} else if (strcmp(a, "--delay") == 0) {
+			/* TYPE:BACKEND:MS */
+			char spec[96], *c1, *c2;
+			snprintf(spec, sizeof spec, "%s", v);
+			if (!(c1 = strchr(spec, ':')) || !(c2 = strchr(c1 + 1, ':')) ||
+			    ndelays == MAX_DELAYS)
+				die("bad --delay \"%s\" (TYPE:BACKEND:MS)", v);
+			*c1 = *c2 = '\0';
+			struct delay *d = &delays[ndelays++];
+			if (strlen(spec) >= sizeof d->type)
+				die("--delay: type name too long");
+			memcpy(d->type, spec, strlen(spec) + 1);
+			if ((d->backend = find_backend(c1 + 1)) < 0)
+				die("--delay: unknown backend \"%s\" (give --backend first)", c1 + 1);
+			d->ms = atoi(c2 + 1);
+		} else
+			die("unknown option %s", a);
+	}
+	if (!listen_at || !config || !log)
+		die("serve needs --listen, --config and --log");
+	read_config(config);
+	log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (log_fd < 0)
+		die("%s: %s", log, strerror(errno));
+	open_pools();
+	struct sockaddr_in a;
+	parse_addr(listen_at, &a);
+	int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof a) < 0 || listen(ls, 512) < 0)
+		die("listen %s: %s", listen_at, strerror(errno));
+	for (;;) {
+		int fd = accept(ls, NULL, NULL);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			die("accept: %s", strerror(errno));
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		struct conn *c = calloc(1, sizeof *c);
+		if (!c)
+			die("out of memory");
+		c->fd = fd;
+		pthread_t th;
+		pthread_attr_t at;
+		pthread_attr_init(&at);
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&th, &at, serve_conn, c) != 0)
+			die("pthread_create failed");
+		pthread_attr_destroy(&at);
+	}
+	return 0;
+}
+
+/* ---- the load client ------------------------------------------------------- */
+
+struct mix {
+	char type[32];
+	unsigned weight;
+};
+
+static struct mix mixes[MAX_TYPES];
+static int nmix;
+static unsigned mix_total;
+static struct sockaddr_in target;
+static long total_requests;
+static long next_request;
+static long failures;
+static pthread_mutex_t load_mu = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long seed = 1;
+static const char *id_prefix = "r";
+static int ramp_ms, nclients = 1;
+
+struct client {
+	int no;
+	uint64_t rng;
+};
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void *client_run(void *arg)
+{
+	struct client *cl = arg;
+	struct conn *c = calloc(1, sizeof *c);
+	if (!c)
+		die("out of memory");
+	c->fd = dial(&target, SOCK_STREAM);
+	if (ramp_ms > 0) /* clients start spread over the ramp, not in one burst */
+		sleep_ms((int)((long)ramp_ms * cl->no / nclients));
+	for (;;) {
+		pthread_mutex_lock(&load_mu);
+		long i = next_request < total_requests ? next_request++ : -1;
+		pthread_mutex_unlock(&load_mu);
+		if (i < 0)
+			break;
+		unsigned r = (unsigned)(xorshift(&cl->rng) % mix_total);
+		const char *type = mixes[0].type;
+		for (int k = 0; k < nmix; k++) {
+			if (r < mixes[k].weight) {
+				type = mixes[k].type;
+				break;
+			}
+			r -= mixes[k].weight;
+		}
+		char req[256], rid[48];
+		snprintf(rid, sizeof rid, "%s-%ld", id_prefix, i);
+		int n = snprintf(req, sizeof req, "GET /%s?id=%s HTTP/1.1\r\nHost: rig\r\n\r\n", type,
+		                 rid);
+		int64_t t0 = now_ns();
+		int ok = send_all(c->fd, req, (size_t)n) == 0 && read_http_response(c) == 0;
+		int64_t t1 = now_ns();
+		char line[256];
+		n = snprintf(line, sizeof line, "%s\tclient\t%s\t%lld\t%lld\t%s\n", rid, type,
+		             (long long)t0, (long long)t1, ok ? "-" : "ERR");
+		log_line(line, (size_t)n);
+		if (!ok) {
+			pthread_mutex_lock(&load_mu);
+			failures++;
+			pthread_mutex_unlock(&load_mu);
+			close(c->fd);
+			c->fd = dial(&target, SOCK_STREAM);
+			c->len = 0;
+		}
+	}
+	close(c->fd);
+	free(c);
+	return NULL;
+}
+
+static int cmd_load(int argc, char **argv)
+{
+	int clients = 1;
+	const char *log = NULL;
+	node_name = "load";
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!v)
+			die("%s needs a value", a);
+		i++;
+		if (strcmp(a, "--target") == 0)
+			parse_addr(v, &target);
+		else if (strcmp(a, "--clients") == 0)
+			clients = atoi(v);
+		else if (strcmp(a, "--requests") == 0)
+			total_requests = atol(v);
+		else if (strcmp(a, "--log") == 0)
+			log = v;
+		else if (strcmp(a, "--ramp") == 0)
+			ramp_ms = atoi(v);
+		else if (strcmp(a, "--id") == 0)
+			id_prefix = v;
+		else if (strcmp(a, "--seed") == 0)
+			seed = strtoul(v, NULL, 10);
+		else if (strcmp(a, "--mix") == 0) {
+			char spec[256];
+			snprintf(spec, sizeof spec, "%s", v);
+			char *save = NULL;
+			for (char *m = strtok_r(spec, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
+				char *eq = strchr(m, '=');
+				if (!eq || nmix == MAX_TYPES)
+					die("bad --mix \"%s\" (TYPE=WEIGHT,...)", v);
+				*eq = '\0';
+				snprintf(mixes[nmix].type, sizeof mixes[nmix].type, "%s", m);
+				mixes[nmix].weight = (unsigned)atoi(eq + 1);
+				mix_total += mixes[nmix++].weight;
+			}
+		} else
+			die("unknown option %s", a);
+	}
+	if (!log || nmix == 0 || mix_total == 0 || clients < 1 || clients > 1024 ||
+	    total_requests < 1 || target.sin_family != AF_INET)
+		die("load needs --target, --clients (1-1024), --requests, --mix and --log");
+	nclients = clients;
+	log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (log_fd < 0)
+		die("%s: %s", log, strerror(errno));
+	pthread_t *th = calloc((size_t)clients, sizeof *th);
+	struct client *cl = calloc((size_t)clients, sizeof *cl);
+	if (!th || !cl)
+		die("out of memory");
+	for (int i = 0; i < clients; i++) {
+		cl[i].no = i;
+		cl[i].rng = 0x9e3779b97f4a7c15ULL * (seed + (uint64_t)i + 1);
+		if (pthread_create(&th[i], NULL, client_run, &cl[i]) != 0)
+			die("pthread_create failed");
+	}
+	for (int i = 0; i < clients; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	free(cl);
+	close(log_fd);
+	if (failures > 0)
+		fprintf(stderr, "bbapp load: %ld of %ld requests failed\n", failures, total_requests);
+	return failures > 0 ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	signal(SIGPIPE, SIG_IGN);
+	if (argc >= 2 && strcmp(argv[1], "serve") == 0)
+		return cmd_serve(argc - 2, argv + 2);
+	if (argc >= 2 && strcmp(argv[1], "load") == 0)
+		return cmd_load(argc - 2, argv + 2);
+	fprintf(stderr, "usage: bbapp serve --name NAME --listen IP:PORT --config FILE --log FILE\n"
+	                "                   [--backend NAME=KIND@IP:PORT ...] [--pool N]\n"
+	                "                   [--delay TYPE:BACKEND:MS ...] [--render MIN_MS:MAX_MS]\n"
+	                "       bbapp load --target IP:PORT --clients N --requests N\n"
+	                "                  --mix TYPE=W,... --log FILE [--seed S] [--id PREFIX] [--ramp MS]\n");
+	return 2;
+}

@@ -1,0 +1,290 @@
+#!/usr/bin/python3
+# score.py - the rig's ground truth, built from the services' own logs, and the
+# scores of bbnest and bbconv against it.
+#
+#   score.py truth CLIENT_LOG SERVICE_LOG...          true patterns, as text
+#   score.py nest CLIENT_LOG BBNEST_JSON SERVICE_LOG... [--top 5] [--tol 0.05]
+#   score.py delay NORMAL_JSON DELAY_JSON CLIENT_LOG SERVICE_LOG... --type T
+#                  --via NODE --node NODE --ms MS [--tol 0.10]
+#   score.py conv NORMAL_CONV_JSON DELAY_CONV_JSON --from NODE --to NODE --ms MS
+#
+# A log line (bbapp) is: ID NODE TYPE T0_NS T1_NS CALLS, CALLS being
+# "NAME@T0@T1" items in the order they were sent, or "-", or "ERR". The true
+# tree of request ID is client -> nginx -> (the app that logged ID) -> its
+# calls, a call to "auth" having the calls auth logged for ID as children;
+# requests no app logged (type static) end at nginx. Trees are compared with
+# bbnest's patterns by their canonical text: NAME(CHILD,CHILD,...), children
+# in call order, as bbnest orders them.
+#
+# The measures are those of bbnest --truth (docs/nesting.md, "Ground truth"):
+# pattern false positives/negatives, and instance false positives
+# sum(max(0, inferred - true)) and negatives sum(max(0, true - inferred)) over
+# all patterns. Exit status: 0 when the checks named hold, 1 otherwise.
+import json
+import sys
+from collections import Counter
+
+
+def read_logs(paths):
+    """{id: {node: (type, t0, t1, [(name, t0, t1), ...] or None)}}"""
+    by_id = {}
+    for path in paths:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) != 6:
+                    sys.exit("score.py: error: %s:%d: not a bbapp log line" % (path, n))
+                rid, node, typ, t0, t1, calls = parts
+                if calls == "ERR":
+                    items = None
+                elif calls == "-":
+                    items = []
+                else:
+                    items = []
+                    for c in calls.split(" "):
+                        name, c0, c1 = c.split("@")
+                        items.append((name, int(c0), int(c1)))
+                by_id.setdefault(rid, {})[node] = (typ, int(t0), int(t1), items)
+    return by_id
+
+
+def true_trees(client_log, service_logs):
+    """Counter of canonical trees, the number of failed requests, and per
+    tree the requests' (type, app)."""
+    clients = read_logs([client_log])
+    services = read_logs(service_logs)
+    trees = Counter()
+    failed = 0
+    kinds = {}
+    for rid, rec in clients.items():
+        typ, t0, t1, items = rec["client"]
+        if items is None:
+            failed += 1
+            continue
+        logged = services.get(rid, {})
+        apps = [n for n in logged if n != "auth"]
+        if not apps:
+            tree = "client(nginx)"
+            app = None
+        else:
+            app = apps[0]
+            _, _, _, calls = logged[app]
+            if calls is None:
+                failed += 1
+                continue
+            kids = []
+            for name, _, _ in calls:
+                if name == "auth":
+                    sub = logged.get("auth")
+                    if sub is None or sub[3] is None:
+                        failed += 1
+                        break
+                    kids.append("auth" + paren([c[0] for c in sub[3]]))
+                else:
+                    kids.append(name)
+            else:
+                tree = "client(nginx(%s%s))" % (app, paren(kids))
+                trees[tree] += 1
+                kinds[tree] = (typ, app)
+                continue
+            continue
+        trees[tree] += 1
+        kinds[tree] = (typ, app)
+    return trees, failed, kinds
+
+
+def paren(kids):
+    return "(" + ",".join(kids) + ")" if kids else ""
+
+
+def canon(node):
+    return node["name"] + paren([canon(c) for c in node["children"]])
+
+
+def inferred(json_path):
+    with open(json_path) as f:
+        d = json.load(f)
+    pats = Counter()
+    nodes = {}
+    for p in d["patterns"]:
+        key = canon(p["root"])
+        pats[key] += p["count"]
+        nodes[key] = p["root"]
+    return pats, nodes, d
+
+
+def top(counter, n):
+    return [k for k, _ in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+
+def opt(args, name, default=None, conv=str):
+    if name in args:
+        i = args.index(name)
+        v = args[i + 1]
+        del args[i:i + 2]
+        return conv(v)
+    return default
+
+
+def cmd_truth(args):
+    trees, failed, kinds = true_trees(args[0], args[1:])
+    total = sum(trees.values())
+    print("%d requests, %d failed, %d true patterns" % (total, failed, len(trees)))
+    for k in top(trees, len(trees)):
+        print("%6d  %-7s %-5s %s" % (trees[k], kinds[k][0], kinds[k][1] or "-", k))
+    return 0
+
+
+def cmd_nest(args):
+    n = opt(args, "--top", 5, int)
+    tol = opt(args, "--tol", 0.05, float)
+    label = opt(args, "--label", "")
+    trees, failed, kinds = true_trees(args[0], args[2:])
+    pats, _, d = inferred(args[1])
+    keys = set(trees) | set(pats)
+    ifp = sum(max(0, pats[k] - trees[k]) for k in keys)
+    ifn = sum(max(0, trees[k] - pats[k]) for k in keys)
+    pfp = sum(1 for k in pats if k not in trees)
+    pfn = sum(1 for k in trees if k not in pats)
+    total = sum(trees.values())
+    ok = True
+    print("%s%d true instances (%d requests failed), %d inferred; patterns: %d true, %d inferred,"
+          " %d false positive, %d false negative; instances: %d false positive (%.2f%%),"
+          " %d false negative (%.2f%%)"
+          % (label, total, failed, sum(pats.values()), len(trees), len(pats), pfp, pfn,
+             ifp, 100.0 * ifp / max(total, 1), ifn, 100.0 * ifn / max(total, 1)))
+    tt, ti = top(trees, n), top(pats, n)
+    for i, k in enumerate(tt):
+        dev = (pats[k] - trees[k]) / trees[k]
+        mark = "ok"
+        if abs(dev) > tol:
+            mark = "FAIL: count off by more than %.0f%%" % (100 * tol)
+            ok = False
+        if k not in ti:
+            mark = "FAIL: not in the inferred top %d" % n
+            ok = False
+        print("  true #%d %-7s %-5s true %5d inferred %5d (%+.1f%%) %s  %s"
+              % (i + 1, kinds[k][0], kinds[k][1] or "-", trees[k], pats[k], 100 * dev, mark, k))
+    for k in ti:
+        if k not in tt:
+            print("  FAIL: inferred top-%d pattern not in the true top %d: %d %s"
+                  % (n, n, pats[k], k))
+            ok = False
+    if failed:
+        print("  FAIL: %d requests failed" % failed)
+        ok = False
+    return 0 if ok else 1
+
+
+def walk(node, path=None):
+    """(path of names from the root, node) for every node of a pattern; a
+    child is named NAME#K, K its rank among its same-name siblings."""
+    if path is None:
+        path = (node["name"],)
+    yield path, node
+    seen = Counter()
+    for c in node["children"]:
+        seen[c["name"]] += 1
+        yield from walk(c, path + ("%s#%d" % (c["name"], seen[c["name"]]),))
+
+
+def cmd_delay(args):
+    typ = opt(args, "--type")
+    via = opt(args, "--via")
+    target = opt(args, "--node")
+    ms = opt(args, "--ms", 50.0, float)
+    tol = opt(args, "--tol", 0.10, float)
+    floor_ms = opt(args, "--other", 0.10 * ms, float)
+    min_count = opt(args, "--min-count", 20, int)
+    p0, nodes0, _ = inferred(args[0])
+    p1, nodes1, _ = inferred(args[1])
+    trees, _, kinds = true_trees(args[2], args[3:])
+    # the pattern of the delayed requests, by the truth
+    want = [k for k in trees if kinds[k] == (typ, via)]
+    if len(want) != 1:
+        print("FAIL: %d true patterns for %s via %s" % (len(want), typ, via))
+        return 1
+    want = want[0]
+    ok = True
+    hits = []
+    worst = (0.0, None)
+    # the nodes of the true patterns inferred at least min_count times in both
+    # runs (the mean of a handful of instances is that of a few pairings)
+    for key in sorted(set(nodes0) & set(nodes1) & set(trees)):
+        if key != want and (p0[key] < min_count or p1[key] < min_count):
+            continue
+        a = dict(walk(nodes0[key]))
+        b = dict(walk(nodes1[key]))
+        for path in sorted(set(a) & set(b)):
+            na, nb = a[path], b[path]
+            if na["call_delay_ns"]["n"] == 0 or nb["call_delay_ns"]["n"] == 0:
+                continue
+            dd = (nb["call_delay_ns"]["mean"] - na["call_delay_ns"]["mean"]) / 1e6
+            name = path[-1].split("#")[0]
+            if key == want and name == target:
+                hits.append((dd, path, na["call_delay_ns"]["mean"] / 1e6,
+                             nb["call_delay_ns"]["mean"] / 1e6, na["call_delay_ns"]["n"],
+                             nb["call_delay_ns"]["n"]))
+            else:
+                # medians: a few misassigned calls (ms or s away) move a mean
+                # of 20-odd instances by ms, not its median
+                dm = (nb["call_delay_ns"]["p50"] - na["call_delay_ns"]["p50"]) / 1e6
+                if abs(dm) > abs(worst[0]):
+                    worst = (dm, "%s in %s, mean %+.2f ms" % ("/".join(path), key, dd))
+    if len(hits) != 1:
+        print("FAIL: node %s of the pattern %s found %d times in both runs" % (target, want,
+                                                                               len(hits)))
+        return 1
+    dd, path, m0, m1, n0, n1 = hits[0]
+    good = abs(dd - ms) <= tol * ms
+    print("call delay of %s in %s: %.2f ms (%d instances) -> %.2f ms (%d): %+.2f ms, want %+.0f"
+          " within %.0f%%: %s" % (target, want, m0, n0, m1, n1, dd, ms, 100 * tol,
+                                   "ok" if good else "FAIL"))
+    ok = ok and good
+    small = abs(worst[0]) < floor_ms
+    print("largest change of any other node's median call delay, in every true pattern inferred"
+          " %d+ times in both runs: %+.2f ms (%s), limit %.1f ms: %s" % (min_count, worst[0], worst[1], floor_ms,
+                                                       "ok" if small else "FAIL"))
+    return 0 if ok and small else 1
+
+
+def cmd_conv(args):
+    src = opt(args, "--from")
+    dst = opt(args, "--to")
+    ms = opt(args, "--ms", 50.0, float)
+    tol = opt(args, "--tol", 0.10, float)
+    res = []
+    for path in args[:2]:
+        with open(path) as f:
+            d = json.load(f)
+        names = {v["id"]: v["node"] for v in d["vertices"]}
+        found = []
+        for e in d["edges"]:
+            for dl in e["delays"]:
+                if abs(dl["delay_ns"] / 1e6 - ms) <= tol * ms:
+                    found.append((names[e["from"]], names[e["to"]], dl["delay_ns"] / 1e6,
+                                  dl["count"]))
+        res.append(found)
+    normal, delayed = res
+    right = [f for f in delayed if f[0] == src and f[1] == dst]
+    wrong = [f for f in delayed if not (f[0] == src and f[1] == dst)]
+    print("bbconv, edges with a delay of %.0f ms +-%.0f%%: normal run %d, added-delay run %d"
+          " (%s)" % (ms, 100 * tol, len(normal), len(delayed),
+                     ", ".join("%s->%s %.1f ms x%d" % f for f in delayed) or "none"))
+    ok = bool(right) and not wrong and not normal
+    print("bbconv puts it on %s -> %s: %s" % (src, dst, "ok" if ok else "FAIL"))
+    return 0 if ok else 1
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__ if __doc__ else "usage: score.py truth|nest|delay|conv ...")
+    cmd, args = sys.argv[1], sys.argv[2:]
+    f = {"truth": cmd_truth, "nest": cmd_nest, "delay": cmd_delay, "conv": cmd_conv}.get(cmd)
+    if f is None:
+        sys.exit("score.py: error: unknown command %s" % cmd)
+    sys.exit(f(args))
+
+
+if __name__ == "__main__":
+    main()
