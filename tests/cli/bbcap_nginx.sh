@@ -79,9 +79,21 @@ drops=$(sed -n 's/^\([0-9]*\) packets dropped by kernel$/\1/p' "$T/bbcap.err")
 pk=$(sed -n 's/^\([0-9]*\) packets captured$/\1/p' "$T/bbcap.err")
 echo "clients completed $want requests (wrk $done_wrk + curl 5); bbcap: $calls CALL, $rets RET; $pk packets in about $secs s ($((pk / secs)) packets/s), $drops kernel drops"
 [ "$curl_c" = 5 ] || { echo "FAIL: the 5 curl requests"; fail=1; }
-[ "$rets" -ge "$want" ] && [ "$rets" -le $((want + conns)) ] && [ "$calls" -ge "$rets" ] && [ "$calls" -le $((rets + conns)) ] ||
-	{ echo "FAIL: pairs do not match what the clients did"; fail=1; }
-[ "${drops:-1}" = 0 ] || echo "note: $drops kernel drops at this rate"
+if [ "${drops:-1}" = 0 ]; then
+	[ "$rets" -ge "$want" ] && [ "$rets" -le $((want + conns)) ] && [ "$calls" -ge "$rets" ] && [ "$calls" -le $((rets + conns)) ] ||
+		{ echo "FAIL: pairs do not match what the clients did"; fail=1; }
+else
+	# A loaded machine (other jobs on the same cores) can make the kernel drop
+	# packets at this rate. Exact pairing cannot hold then (bbcap_drops.sh tests
+	# loss on purpose): check that nothing is invented and that the loss is
+	# accounted for in the trace.
+	echo "note: $drops kernel drops at this rate: exact pairing not checked"
+	gaps=$(sed -n 's/^#capture .* tcp_gaps=\([0-9]*\) .*/\1/p' "$T/nginx.tr")
+	[ "$rets" -le $((want + conns)) ] && [ "$calls" -le $((want + conns)) ] ||
+		{ echo "FAIL: more pairs than the clients made"; fail=1; }
+	[ "${gaps:-0}" -gt 0 ] || [ "$rets" -ge "$want" ] ||
+		{ echo "FAIL: returns lost with no TCP gap in #capture"; fail=1; }
+fi
 grep -v '^#' "$T/nginx.tr" | awk -F'\t' '$2 == "CALL" { c[$5] = 1 } $2 == "RET" && !($5 in c) { n++ } END { exit n > 0 }' ||
 	{ echo "FAIL: a return without its call"; fail=1; }
 exit $fail
