@@ -228,6 +228,9 @@ extern const struct bb_decoder bb_dec_generic;
 extern const struct bb_decoder bb_dec_dns;
 extern const struct bb_decoder bb_dec_sunrpc;
 extern const struct bb_decoder bb_dec_http;
+extern const struct bb_decoder bb_dec_redis;
+extern const struct bb_decoder bb_dec_memcache;
+extern const struct bb_decoder bb_dec_thrift;
 
 /* ---- the registry --------------------------------------------------------------- */
 
