@@ -38,7 +38,7 @@
 enum { PH_MSG = 0, PH_DATA, PH_BODY };
 
 struct mc_dir {
-	uint8_t hunting;
+	uint8_t hunting;        /* 1: from a gap (its end may start a message), 2: going on */
 	uint8_t phase;
 	uint8_t in_msg;         /* a message has started */
 	uint8_t binary;         /* the message in progress is binary */
@@ -398,15 +398,14 @@ static void message_done(struct mc_state *s, const struct bb_dec_ctx *ctx, int d
 }
 
 /* Offset of a plausible message start (at a line start for text), or -1. */
-static long hunt(const uint8_t *p, size_t n, int dir)
+static long hunt(const uint8_t *p, size_t n, int dir, int bol)
 {
 	struct bb_rd r = bb_rd_make(p, n);
 	uint8_t magic = dir == BB_DIR_C2S ? 0x80 : 0x81;
-	int bol = 0;
-	while (bb_rd_left(&r) >= 24) {
+	while (bb_rd_left(&r) > 0) {
 		struct bb_rd h = r;
 		struct mc_dir tmp;
-		if (*r.p == magic && bin_header(&tmp, dir, &h) == 0)
+		if (bb_rd_left(&r) >= 24 && *r.p == magic && bin_header(&tmp, dir, &h) == 0)
 			return (long)(r.p - p);
 		if (bol) {
 			struct bb_rd lr = r;
@@ -542,7 +541,8 @@ static size_t mc_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 		size_t off = (size_t)(r.p - p);
 		size_t left = bb_rd_left(&r);
 		if (d->hunting) {
-			long at = hunt(r.p, left, dir);
+			long at = hunt(r.p, left, dir, d->hunting == 1);
+			d->hunting = 2; /* what is kept for later is not a line start */
 			size_t skip = at < 0 ? (left > 24 ? left - 24 : 0) : (size_t)at;
 			if (ctx->stats)
 				ctx->stats->skipped_bytes += skip;
@@ -635,13 +635,29 @@ static void mc_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t los
 		d->len += lost;
 		return;
 	}
+	if (dir == BB_DIR_C2S)
+		s->qn = 0; /* text commands were lost: replies cannot be paired by order */
+	s->resynced = 1;
 	/* A message whose head was seen happened: report it, ending before the gap. */
 	if (d->in_msg && (d->binary || d->phase == PH_DATA || dir == BB_DIR_S2C))
 		message_done(s, ctx, dir);
 	start_hunting(d);
-	if (dir == BB_DIR_C2S)
-		s->qn = 0; /* text commands were lost: replies cannot be paired by order */
-	s->resynced = 1;
+}
+
+static void mc_end(void *st, const struct bb_dec_ctx *ctx)
+{
+	struct mc_state *s = st;
+	if (ctx->transport == BB_TR_UDP)
+		return;
+	for (int dir = 0; dir < 2; dir++) {
+		struct mc_dir *d = &s->d[dir];
+		/* Cut short by the end of the capture: report what was seen. */
+		if (d->in_msg && !d->hunting &&
+		    (d->binary || d->phase == PH_DATA || dir == BB_DIR_S2C)) {
+			DEC_COUNT(ctx, malformed);
+			message_done(s, ctx, dir);
+		}
+	}
 }
 
 static int mc_probe(const uint8_t *p, size_t n, unsigned transport, int dir)
@@ -689,6 +705,6 @@ const struct bb_decoder bb_dec_memcache = {
 	.state_size = sizeof(struct mc_state),
 	.decode = mc_decode,
 	.gap = mc_gap,
-	.end = NULL,
+	.end = mc_end,
 	.free = NULL,
 };

@@ -38,7 +38,7 @@ enum { SUB_NONE = 0, SUB_SUBSCRIBE, SUB_PSUBSCRIBE, SUB_SSUBSCRIBE, SUB_UNSUBSCR
        SUB_PUNSUBSCRIBE, SUB_SUNSUBSCRIBE, SUB_MESSAGE };
 
 struct rd_dir {
-	uint8_t hunting;
+	uint8_t hunting;        /* 1: from a gap (its end may start a message), 2: going on */
 	uint8_t in_msg;         /* a top-level value has started */
 	uint8_t top;            /* its type byte (after any attribute) */
 	uint8_t bulk;           /* BULK_*: inside a bulk string */
@@ -61,6 +61,7 @@ struct rd_call {
 	uint32_t ord;
 	uint8_t sub;            /* SUB_* */
 	uint8_t monitor;
+	uint8_t reset;
 	uint8_t nlen;
 	char name[RD_NAME];
 };
@@ -172,8 +173,6 @@ static void command_done(struct rd_state *s, const struct bb_dec_ctx *ctx, struc
 		sub = SUB_NONE;
 	if (sub >= SUB_SUBSCRIBE && sub <= SUB_SSUBSCRIBE)
 		s->subscribed = 1;
-	if (upper_eq(name, nl, "RESET"))
-		s->subscribed = s->monitor = 0;
 	if (s->qn >= RD_Q) {
 		/* The oldest waits no more: its reply will pair with the next. */
 		s->qh = (uint16_t)((s->qh + 1) % RD_Q);
@@ -186,6 +185,7 @@ static void command_done(struct rd_state *s, const struct bb_dec_ctx *ctx, struc
 	c->ord = s->nreq;
 	c->sub = (uint8_t)sub;
 	c->monitor = upper_eq(name, nl, "MONITOR");
+	c->reset = upper_eq(name, nl, "RESET");
 	memcpy(c->name, name, nl);
 	c->nlen = (uint8_t)nl;
 }
@@ -240,6 +240,8 @@ unmatched:
 	s->qn--;
 	if (c->monitor && d->top == '+')
 		s->monitor = 1;
+	if (c->reset)
+		s->subscribed = s->monitor = 0;
 	int il = id_of(id, sizeof id, ctx, c->ord);
 	dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, d->t1, d->len, id, (size_t)il,
 	         c->nlen ? c->name : NULL, c->nlen);
@@ -349,7 +351,7 @@ static int type_line(struct rd_state *s, const struct bb_dec_ctx *ctx, int dir,
 	case '$':
 	case '!':
 	case '=':
-		if (line_int(rest, rn, &v) < 0 || v < -1 || (uint64_t)v > RD_BULK_MAX)
+		if (line_int(rest, rn, &v) < 0 || v < -1 || v > (int64_t)RD_BULK_MAX)
 			return -1;
 		if (v == -1) {
 			value_done(s, ctx, dir);
@@ -421,16 +423,20 @@ static void inline_line(struct rd_state *s, const struct bb_dec_ctx *ctx, const 
 		command_done(s, ctx, d);
 }
 
-/* Resynchronising: offset of a plausible message start in p (after a line
- * end), or -1. Commands start "*<digit>", replies with a type byte. */
-static long hunt(const uint8_t *p, size_t n, int dir)
+/* Resynchronising: offset of a plausible message start in p (at 0 when bol,
+ * else after a line end), or -1. Commands start "*<digit>", replies with a
+ * type byte. */
+static long hunt(const uint8_t *p, size_t n, int dir, int bol)
 {
 	struct bb_rd r = bb_rd_make(p, n);
 	for (;;) {
-		long nl = bb_rd_find(&r, "\n", 1);
-		if (nl < 0)
-			return -1;
-		bb_rd_skip(&r, (size_t)nl + 1);
+		if (!bol) {
+			long nl = bb_rd_find(&r, "\n", 1);
+			if (nl < 0)
+				return -1;
+			bb_rd_skip(&r, (size_t)nl + 1);
+		}
+		bol = 0;
 		struct bb_rd pk = r;
 		uint8_t c = bb_rd_u8(&pk);
 		uint8_t c2 = bb_rd_u8(&pk);
@@ -462,7 +468,8 @@ static size_t redis_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint
 		size_t off = (size_t)(r.p - p);
 		size_t left = bb_rd_left(&r);
 		if (d->hunting) {
-			long at = hunt(r.p, left, dir);
+			long at = hunt(r.p, left, dir, d->hunting == 1);
+			d->hunting = 2; /* what is kept for later is not a line start */
 			size_t skip = at < 0 ? (left > 2 ? left - 2 : 0) : (size_t)at;
 			if (ctx->stats)
 				ctx->stats->skipped_bytes += skip;
@@ -554,13 +561,26 @@ static void redis_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t 
 		d->cap = 0;
 		return;
 	}
+	if (dir == BB_DIR_C2S)
+		s->qn = 0; /* commands were lost: their replies cannot be told */
+	s->resynced = 1;
 	/* A message begun before the hole happened: report what was seen of it. */
 	if (d->in_msg && (dir == BB_DIR_S2C || d->nlen[0] > 0))
 		message_done(s, ctx, dir);
 	start_hunting(d);
-	if (dir == BB_DIR_C2S)
-		s->qn = 0; /* commands were lost: their replies cannot be told */
-	s->resynced = 1;
+}
+
+static void redis_end(void *st, const struct bb_dec_ctx *ctx)
+{
+	struct rd_state *s = st;
+	for (int dir = 0; dir < 2; dir++) {
+		struct rd_dir *d = &s->d[dir];
+		/* Cut short by the end of the capture: report what was seen. */
+		if (d->in_msg && !d->hunting && (dir == BB_DIR_S2C || d->nlen[0] > 0)) {
+			DEC_COUNT(ctx, malformed);
+			message_done(s, ctx, dir);
+		}
+	}
 }
 
 /* A client's first bytes: "*<n>\r\n$". */
@@ -590,6 +610,6 @@ const struct bb_decoder bb_dec_redis = {
 	.state_size = sizeof(struct rd_state),
 	.decode = redis_decode,
 	.gap = redis_gap,
-	.end = NULL,
+	.end = redis_end,
 	.free = NULL,
 };

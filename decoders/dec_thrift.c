@@ -17,7 +17,7 @@
  * is walked field by field to find its end (types of both protocols; nesting
  * up to 64), and waits whole in the stream up to 1 MB. There is no standard
  * port: the probe recognises a first message of either protocol, framed or
- * not, and --decode-as names others.
+ * not, and --decode-as names others. Over UDP each datagram is one message.
  */
 #include <stddef.h>
 
@@ -351,6 +351,22 @@ static size_t th_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 		return n;
 	struct th_dir *d = &s->d[dir];
 	struct bb_rd r = bb_rd_make(p, n);
+	if (ctx->transport == BB_TR_UDP) {
+		/* One message per datagram (Jaeger agents send compact over UDP). */
+		struct th_hdr h;
+		int fr = framing(p, n);
+		if (fr == 1)
+			bb_rd_skip(&r, 4);
+		if (read_header(&r, &h) != 0) {
+			DEC_COUNT(ctx, malformed);
+			return n;
+		}
+		keep_header(d, &h);
+		d->t0 = d->t1 = dec_time(ctx, dir, 0);
+		d->len = n;
+		message(s, ctx, dir, d);
+		return n;
+	}
 	while (bb_rd_left(&r) > 0) {
 		size_t off = (size_t)(r.p - p);
 		size_t left = bb_rd_left(&r);
@@ -470,11 +486,23 @@ static void th_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t los
 	d->hunting = 1;
 }
 
+static void th_end(void *st, const struct bb_dec_ctx *ctx)
+{
+	struct th_state *s = st;
+	for (int dir = 0; dir < 2; dir++) {
+		struct th_dir *d = &s->d[dir];
+		if (d->in_frame) {
+			/* Cut short by the end of the capture: its header was seen. */
+			d->in_frame = 0;
+			message(s, ctx, dir, d);
+		}
+	}
+}
+
 static int th_probe(const uint8_t *p, size_t n, unsigned transport, int dir)
 {
 	(void)dir;
-	if (transport != BB_TR_TCP)
-		return 0;
+	(void)transport;
 	if (plausible(p, n, 0))
 		return 1;
 	struct bb_rd r = bb_rd_make(p, n);
@@ -486,13 +514,13 @@ static int th_probe(const uint8_t *p, size_t n, unsigned transport, int dir)
 const struct bb_decoder bb_dec_thrift = {
 	.name = "thrift",
 	.summary = "Apache Thrift binary/compact, framed or not (no standard port); id = seqid",
-	.transports = BB_TR_TCP,
+	.transports = BB_TR_TCP | BB_TR_UDP,
 	.ports = {0},
 	.probe = th_probe,
 	.verify = 0,
 	.state_size = sizeof(struct th_state),
 	.decode = th_decode,
 	.gap = th_gap,
-	.end = NULL,
+	.end = th_end,
 	.free = NULL,
 };

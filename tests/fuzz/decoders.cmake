@@ -12,6 +12,9 @@ set(BB_FUZZ_DECODERS
   sunrpc
   http
   generic
+  redis
+  memcache
+  thrift
 )
 
 foreach(_dec ${BB_FUZZ_DECODERS})
