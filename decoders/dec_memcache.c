@@ -513,15 +513,27 @@ static void udp_datagram(struct mc_state *s, const struct bb_dec_ctx *ctx, int d
 	}
 	int il = snprintf(id, sizeof id, "c%llu.u%u", (unsigned long long)ctx->conn, reqid);
 	if (dir == BB_DIR_C2S) {
-		dec_match_put(&s->udp, ctx, reqid, 0, 0, 0);
+		/* The reply gets the command's name back from its code: 1 + the
+		 * index of a known text command, 0x100 + a binary opcode. */
+		uint32_t code = 0;
+		if (first == 0x80)
+			code = 0x100u + tmp.opcode;
+		for (size_t i = 0; !code && nl && i < sizeof text_cmds / sizeof text_cmds[0]; i++)
+			if (tok_is((const uint8_t *)name, (size_t)nl, text_cmds[i]))
+				code = 1 + (uint32_t)i;
+		dec_match_put(&s->udp, ctx, reqid, code, 0, 0);
 		dec_emit(ctx, BB_CALL, dir, t, t, n, id, (size_t)il, nl ? name : NULL, (size_t)nl);
 		return;
 	}
 	if (seq != 0)
 		return; /* a later datagram of a reply already reported */
-	uint32_t a, b, c;
-	if (!dec_match_take(&s->udp, reqid, &a, &b, &c))
+	uint32_t code = 0, b, c;
+	if (!dec_match_take(&s->udp, reqid, &code, &b, &c))
 		DEC_COUNT(ctx, unmatched_ret);
+	if (code >= 0x100)
+		nl = op_name(name, sizeof name, code - 0x100);
+	else if (code >= 1 && code <= sizeof text_cmds / sizeof text_cmds[0])
+		nl = snprintf(name, sizeof name, "%s", text_cmds[code - 1]);
 	dec_emit(ctx, BB_RET, dir, t, t, n, id, (size_t)il, nl ? name : NULL, (size_t)nl);
 }
 

@@ -397,6 +397,7 @@ static void t_mc_udp(void)
 	CHECK_STR(f->r[0].id, "c7.u5");
 	CHECK_STR(f->r[0].req, "get");
 	CHECK_STR(f->r[1].id, "c7.u5");
+	CHECK_STR(f->r[1].req, "get");
 	CHECK_INT(f->st.unmatched_ret, 0);
 	feed(f, 0, "\x00\x06", 2);
 	CHECK_INT(f->st.malformed, 1);
