@@ -26,7 +26,8 @@
 
 #define RD_LINE_MAX (64u * 1024)
 #define RD_DEPTH 32
-#define RD_Q 128
+#define RD_Q 64          /* commands waiting, with their names */
+#define RD_OVF 1024      /* more commands waiting, by ordinal only */
 #define RD_NAME 20
 #define RD_ARGS 3
 #define RD_BULK_MAX (UINT64_C(1) << 32)
@@ -76,6 +77,10 @@ struct rd_state {
 	uint8_t subscribed;     /* RESP2 pub/sub mode */
 	uint8_t monitor;        /* MONITOR stream in progress */
 	struct rd_call q[RD_Q];
+	/* Beyond RD_Q (bulk loading pipelines thousands): ordinals only, in
+	 * order after those of q; their returns carry no req=. */
+	uint16_t oh, on;
+	uint32_t ovf[RD_OVF];
 };
 
 /* 1 when the n bytes at a equal lit ignoring ASCII case (lit upper case). */
@@ -173,11 +178,16 @@ static void command_done(struct rd_state *s, const struct bb_dec_ctx *ctx, struc
 		sub = SUB_NONE;
 	if (sub >= SUB_SUBSCRIBE && sub <= SUB_SSUBSCRIBE)
 		s->subscribed = 1;
-	if (s->qn >= RD_Q) {
-		/* The oldest waits no more: its reply will pair with the next. */
-		s->qh = (uint16_t)((s->qh + 1) % RD_Q);
-		s->qn--;
-		DEC_COUNT(ctx, evicted);
+	if (s->qn >= RD_Q || s->on > 0) {
+		if (s->on >= RD_OVF) {
+			/* The oldest waits no more: its reply will pair with the next. */
+			s->oh = (uint16_t)((s->oh + 1) % RD_OVF);
+			s->on--;
+			DEC_COUNT(ctx, evicted);
+		}
+		s->ovf[(s->oh + s->on) % RD_OVF] = s->nreq;
+		s->on++;
+		return;
 	}
 	struct rd_call *c = &s->q[(s->qh + s->qn) % RD_Q];
 	s->qn++;
@@ -226,6 +236,15 @@ static void reply_done(struct rd_state *s, const struct bb_dec_ctx *ctx, struct 
 			s->resynced = 0;
 		else
 			goto unmatched;
+	}
+	if (s->qn == 0 && s->on > 0) {
+		/* One of many pipelined: known by its ordinal only. */
+		uint32_t ord = s->ovf[s->oh];
+		s->oh = (uint16_t)((s->oh + 1) % RD_OVF);
+		s->on--;
+		int il = id_of(id, sizeof id, ctx, ord);
+		dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, d->t1, d->len, id, (size_t)il, NULL, 0);
+		return;
 	}
 	if (s->qn == 0) {
 unmatched:
@@ -520,8 +539,8 @@ static size_t redis_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint
 		if (ll > 0 && last_byte(lp, ll) == '\r')
 			ll--;
 		if (!d->in_msg) {
-			if (ll == 0 && dir == BB_DIR_C2S)
-				continue; /* an empty inline line: no command */
+			if (ll == 0)
+				continue; /* an empty line: no command (the server skips it) */
 			d->in_msg = 1;
 			d->t0 = dec_time(ctx, dir, pos + off);
 			d->len = 0;
@@ -562,7 +581,7 @@ static void redis_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t 
 		return;
 	}
 	if (dir == BB_DIR_C2S)
-		s->qn = 0; /* commands were lost: their replies cannot be told */
+		s->qn = s->on = 0; /* commands were lost: their replies cannot be told */
 	s->resynced = 1;
 	/* A message begun before the hole happened: report what was seen of it. */
 	if (d->in_msg && (dir == BB_DIR_S2C || d->nlen[0] > 0))

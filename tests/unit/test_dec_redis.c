@@ -282,6 +282,30 @@ static void t_redis_gap(void)
 	fake_free(f);
 }
 
+/* 300 commands pipelined before the first reply (bulk loading): every reply
+ * pairs with its command; beyond the 64 kept with their names, by ordinal. */
+static void t_redis_bulk(void)
+{
+	struct fake *f = fake_new(&bb_dec_redis, BB_TR_TCP);
+	for (int i = 0; i < 300; i++)
+		feed(f, 0, "*1\r\n$4\r\nPING\r\n", 14);
+	for (int i = 0; i < 300; i++)
+		feed(f, 1, "+PONG\r\n", 7);
+	CHECK_INT(count_op(f, BB_CALL), 300);
+	CHECK_INT(count_op(f, BB_RET), 300);
+	CHECK_INT(f->st.unmatched_ret, 0);
+	CHECK_INT(f->st.evicted, 0);
+	if (f->n == 600) {
+		CHECK_STR(f->r[300].id, "c7.1");
+		CHECK_STR(f->r[300].req, "PING");
+		CHECK_STR(f->r[363].req, "PING");
+		CHECK_STR(f->r[364].id, "c7.65");
+		CHECK_STR(f->r[364].req, "");
+		CHECK_STR(f->r[599].id, "c7.300");
+	}
+	fake_free(f);
+}
+
 /* Nesting deeper than the decoder follows is malformed, not a crash. */
 static void t_redis_deep(void)
 {
@@ -546,6 +570,7 @@ static const struct unit_test tests[] = {
 	{"redis_pubsub", t_redis_pubsub},
 	{"redis_client_reply", t_redis_client_reply},
 	{"redis_gap", t_redis_gap},
+	{"redis_bulk", t_redis_bulk},
 	{"redis_deep", t_redis_deep},
 	{"mc_text_split", t_mc_text_split},
 	{"mc_binary_split", t_mc_binary_split},
