@@ -17,7 +17,7 @@ struct rec {
 	char req[64];
 };
 
-#define NREC 256
+#define NREC 1024
 
 struct fake {
 	struct rec r[NREC];
