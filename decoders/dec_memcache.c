@@ -30,7 +30,8 @@
 #include "decoders/dec_int.h"
 
 #define MC_LINE_MAX (64u * 1024)
-#define MC_Q 64
+#define MC_Q 64          /* requests waiting, with their names */
+#define MC_OVF 1024      /* more text commands waiting, by ordinal only */
 #define MC_NAME 16
 #define MC_TOK 8
 #define MC_BODY_MAX (UINT32_C(1) << 30)
@@ -76,6 +77,10 @@ struct mc_state {
 		uint8_t quiet;
 	} b[MC_Q];
 	struct dec_match udp;   /* UDP request ids */
+	/* Text commands beyond MC_Q (deep pipelines): ordinals only, in order
+	 * after those of q; their returns carry no req=. */
+	uint16_t oh, on;
+	uint32_t ovf[MC_OVF];
 };
 
 static const char *const opnames[] = {"GET", "SET", "ADD", "REPLACE", "DELETE", "INCREMENT",
@@ -250,10 +255,16 @@ static void text_call_done(struct mc_state *s, const struct bb_dec_ctx *ctx, str
 	dec_emit(ctx, BB_CALL, BB_DIR_C2S, d->t0, d->t1, d->len, id, (size_t)il, d->name, d->nlen);
 	if (d->noreply)
 		return;
-	if (s->qn >= MC_Q) {
-		s->qh = (uint16_t)((s->qh + 1) % MC_Q);
-		s->qn--;
-		DEC_COUNT(ctx, evicted);
+	if (s->qn >= MC_Q || s->on > 0) {
+		if (s->on >= MC_OVF) {
+			/* The oldest waits no more: its reply will pair with the next. */
+			s->oh = (uint16_t)((s->oh + 1) % MC_OVF);
+			s->on--;
+			DEC_COUNT(ctx, evicted);
+		}
+		s->ovf[(s->oh + s->on) % MC_OVF] = s->nreq;
+		s->on++;
+		return;
 	}
 	unsigned slot = (unsigned)(s->qh + s->qn) % MC_Q;
 	s->qn++;
@@ -277,6 +288,14 @@ static void text_reply_done(struct mc_state *s, const struct bb_dec_ctx *ctx, st
 			s->resynced = 0;
 		else
 			goto unmatched;
+	}
+	if (s->qn == 0 && s->on > 0) {
+		uint32_t ord = s->ovf[s->oh];
+		s->oh = (uint16_t)((s->oh + 1) % MC_OVF);
+		s->on--;
+		int il = text_id(id, sizeof id, ctx, ord);
+		dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, d->t1, d->len, id, (size_t)il, NULL, 0);
+		return;
 	}
 	if (s->qn == 0) {
 unmatched:
@@ -648,7 +667,7 @@ static void mc_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t los
 		return;
 	}
 	if (dir == BB_DIR_C2S)
-		s->qn = 0; /* text commands were lost: replies cannot be paired by order */
+		s->qn = s->on = 0; /* text commands were lost: replies cannot be paired by order */
 	s->resynced = 1;
 	/* A message whose head was seen happened: report it, ending before the gap. */
 	if (d->in_msg && (d->binary || d->phase == PH_DATA || dir == BB_DIR_S2C))

@@ -355,6 +355,25 @@ static void t_mc_text_split(void)
 	check_every_split(&bb_dec_memcache, m_req, sizeof m_req - 1, m_rep, sizeof m_rep - 1);
 }
 
+/* 200 gets pipelined before the first reply: all paired, in order. */
+static void t_mc_deep_pipeline(void)
+{
+	struct fake *f = fake_new(&bb_dec_memcache, BB_TR_TCP);
+	for (int i = 0; i < 200; i++)
+		feed(f, 0, "get k\r\n", 7);
+	for (int i = 0; i < 200; i++)
+		feed(f, 1, "END\r\n", 5);
+	CHECK_INT(count_op(f, BB_CALL), 200);
+	CHECK_INT(count_op(f, BB_RET), 200);
+	CHECK_INT(f->st.unmatched_ret, 0);
+	if (f->n == 400) {
+		CHECK_STR(f->r[263].req, "get");
+		CHECK_STR(f->r[264].id, "c7.65");
+		CHECK_STR(f->r[399].id, "c7.200");
+	}
+	fake_free(f);
+}
+
 static size_t mc_bin(uint8_t *b, uint8_t magic, uint8_t op, const char *key, size_t extlen,
                      const char *val, uint32_t opaque)
 {
@@ -573,6 +592,7 @@ static const struct unit_test tests[] = {
 	{"redis_bulk", t_redis_bulk},
 	{"redis_deep", t_redis_deep},
 	{"mc_text_split", t_mc_text_split},
+	{"mc_deep_pipeline", t_mc_deep_pipeline},
 	{"mc_binary_split", t_mc_binary_split},
 	{"mc_udp", t_mc_udp},
 	{"mc_gap", t_mc_gap},
