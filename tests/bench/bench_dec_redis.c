@@ -2,8 +2,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Builds a large synthetic conversation per protocol in memory (requests one
- * way, replies the other, pipelined), hands it to the decoder in 1448-byte
- * segments the way capture does (unconsumed bytes are handed again with the
+ * way, replies the other, pipelined 32 deep), hands it to the decoder in
+ * 1448-byte segments the way capture does (unconsumed bytes are handed again with the
  * next segment), and prints MB/s of payload and messages/s (CALL + RET) per
  * second of CPU time (the process's, so that other load on the machine does
  * not count).
@@ -20,7 +20,21 @@
 struct buf {
 	uint8_t *p;
 	size_t n, cap;
+	size_t *mark;           /* end of each message */
+	size_t nmark, markcap;
 };
+
+/* Ends the current message of b. */
+static void mark(struct buf *b)
+{
+	if (b->nmark == b->markcap) {
+		b->markcap = b->markcap ? b->markcap * 2 : 4096;
+		b->mark = realloc(b->mark, b->markcap * sizeof *b->mark);
+		if (!b->mark)
+			abort();
+	}
+	b->mark[b->nmark++] = b->n;
+}
 
 static void put(struct buf *b, const void *p, size_t n)
 {
@@ -64,6 +78,8 @@ static void gen_redis(struct buf *q, struct buf *r, size_t mb)
 			put(q, "\r\n", 2);
 			put(r, "+OK\r\n", 5);
 		}
+		mark(q);
+		mark(r);
 	}
 }
 
@@ -81,6 +97,8 @@ static void gen_mc_text(struct buf *q, struct buf *r, size_t mb)
 			put(q, "\r\n", 2);
 			put(r, "STORED\r\n", 8);
 		}
+		mark(q);
+		mark(r);
 	}
 }
 
@@ -110,6 +128,8 @@ static void gen_mc_bin(struct buf *q, struct buf *r, size_t mb)
 			mc_bin(q, 0x80, 0x01, 12, 8, 100, i);
 			mc_bin(r, 0x81, 0x01, 0, 0, 0, i);
 		}
+		mark(q);
+		mark(r);
 	}
 }
 
@@ -135,6 +155,8 @@ static void gen_thrift(struct buf *q, struct buf *r, size_t mb)
 		put(r, "\x0c\x00\x00\x0b\x00\x01\x00\x00\x00\x64", 10);
 		put(r, val100, 100);
 		put(r, "\x00\x00", 2);
+		mark(q);
+		mark(r);
 	}
 }
 
@@ -159,6 +181,8 @@ static void gen_thrift_compact(struct buf *q, struct buf *r, size_t mb)
 		put(r, "\x07getUser\x18\x64", 10);
 		put(r, val100, 100);
 		put(r, "\x00", 1);
+		mark(q);
+		mark(r);
 	}
 }
 
@@ -213,15 +237,16 @@ static void bench(const char *label, const char *name,
 	const size_t seg = 1448;
 	size_t uq = 0, ur = 0, oq = 0, orr = 0;
 	double t0 = now();
-	/* Interleave: a window of requests, then the replies to them. */
-	while (oq < q.n || orr < r.n) {
-		for (int k = 0; k < 16 && oq < q.n; k++) {
-			oq = oq + seg < q.n ? oq + seg : q.n;
+	/* Pipelined 32 deep: 32 requests, then their 32 replies, each direction
+	 * in 1448-byte segments. */
+	for (size_t m = 0; m < q.nmark; m += 32) {
+		size_t last = m + 31 < q.nmark ? m + 31 : q.nmark - 1;
+		while (oq < q.mark[last]) {
+			oq = oq + seg < q.mark[last] ? oq + seg : q.mark[last];
 			feed(dec, st, &ctx, BB_DIR_C2S, &q, &uq, oq);
 		}
-		size_t target = q.n ? (size_t)((double)r.n * ((double)oq / (double)q.n)) : r.n;
-		while (orr < target) {
-			orr = orr + seg < target ? orr + seg : target;
+		while (orr < r.mark[last]) {
+			orr = orr + seg < r.mark[last] ? orr + seg : r.mark[last];
 			feed(dec, st, &ctx, BB_DIR_S2C, &r, &ur, orr);
 		}
 	}
@@ -230,12 +255,15 @@ static void bench(const char *label, const char *name,
 	double dt = now() - t0;
 	double mbytes = (double)(q.n + r.n) / 1e6;
 	printf("%-22s %8.1f MB in %6.3f CPU s: %8.1f MB/s, %10.0f messages/s (%llu calls, %llu returns, "
-	       "%llu malformed)\n",
+	       "%llu malformed, %llu unmatched, %llu evicted)\n",
 	       label, mbytes, dt, mbytes / dt, (double)nmsg / dt, (unsigned long long)stats.calls,
-	       (unsigned long long)stats.rets, (unsigned long long)stats.malformed);
+	       (unsigned long long)stats.rets, (unsigned long long)stats.malformed,
+	       (unsigned long long)stats.unmatched_ret, (unsigned long long)stats.evicted);
 	free(st);
 	free(q.p);
 	free(r.p);
+	free(q.mark);
+	free(r.mark);
 }
 
 int main(int argc, char **argv)
