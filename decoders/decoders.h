@@ -233,6 +233,9 @@ extern const struct bb_decoder bb_dec_ldap;
 extern const struct bb_decoder bb_dec_dcerpc;
 extern const struct bb_decoder bb_dec_smb2;
 extern const struct bb_decoder bb_dec_http2;
+extern const struct bb_decoder bb_dec_redis;
+extern const struct bb_decoder bb_dec_memcache;
+extern const struct bb_decoder bb_dec_thrift;
 
 /* ---- the registry --------------------------------------------------------------- */
 

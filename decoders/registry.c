@@ -16,6 +16,9 @@ static const struct bb_decoder *const table[] = {
 	&bb_dec_dcerpc,
 	&bb_dec_smb2,
 	&bb_dec_http2,
+	&bb_dec_redis,
+	&bb_dec_memcache,
+	&bb_dec_thrift,
 	&bb_dec_generic,
 };
 

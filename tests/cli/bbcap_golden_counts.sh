@@ -54,7 +54,7 @@ done <"$BB_TMP/list"
 cat >"$BB_TMP/facts" <<'FACTS'
 protocols/mysql__deepflow__171-mysql.pcap	generic	390	390	tcp_streams=6 tcp_midstream=6 tcp_gaps=0
 protocols/pgsql__deepflow__pgsql-all.pcap	generic	32	32	tcp_midstream=1 tcp_gaps=0
-protocols/redis__tcpdump__resp_1_benchmark.pcap	generic	15	15	tcp_streams=15 tcp_gaps=0
+protocols/redis__tcpdump__resp_1_benchmark.pcap	redis	15	15	tcp_streams=15 tcp_gaps=0 redis=calls:15,rets:15,unanswered:0,unmatched_ret:0,malformed:0
 protocols/http__zeek__1000-requests-one-dropped-response.pcap	http	1000	999	tcp_gaps=1 tcp_gap_bytes=238 http=calls:1000,rets:999,unanswered:1,unmatched_ret:0,malformed:0
 protocols/http__zeek__bro.org.pcap	http	31	31	tcp_gaps=1 tcp_gap_bytes=7240
 protocols/oncrpc__zeek__portmapper-many-unanswered-calls.pcapng	sunrpc	5000	0	tcp_gaps=0

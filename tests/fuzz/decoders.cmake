@@ -16,6 +16,9 @@ set(BB_FUZZ_DECODERS
   smb2
   http2
   generic
+  redis
+  memcache
+  thrift
 )
 
 foreach(_dec ${BB_FUZZ_DECODERS})

@@ -6,3 +6,4 @@ target_sources(test_decoders PRIVATE ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_decod
 target_compile_definitions(test_decoders PRIVATE BB_LIBFUZZER)
 bb_unit_test(test_dec_ms test_dec_ms.c bb_decoders bb_trace)
 bb_unit_test(test_dec_http2 test_dec_http2.c bb_decoders bb_trace)
+bb_unit_test(test_dec_redis test_dec_redis.c bb_decoders bb_trace)
