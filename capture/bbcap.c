@@ -128,12 +128,14 @@ static void print_summary(struct bb_cap *c, int verbose)
 	}
 	if (verbose)
 		fprintf(stderr,
-		        "  link: %llu non-IP, %llu unsupported; IP: %llu bad, %llu fragments "
+		        "  link: %llu non-IP, %llu unsupported; IP: %llu bad, %llu TSO super-frames, "
+		        "%llu fragments "
 		        "(%llu datagrams rebuilt, %llu duplicates, %llu overlapping, %llu dropped, "
 		        "%llu timed out), "
 		        "%llu other protocols; %llu truncated; %llu libnids warnings\n",
 		        (unsigned long long)s.link_other, (unsigned long long)s.link_unsupported,
-		        (unsigned long long)s.ip_bad, (unsigned long long)s.frags,
+		        (unsigned long long)s.ip_bad, (unsigned long long)s.ip_tso,
+		        (unsigned long long)s.frags,
 		        (unsigned long long)s.frag_reassembled, (unsigned long long)s.frag_dup,
 		        (unsigned long long)s.frag_overlap, (unsigned long long)s.frag_dropped,
 		        (unsigned long long)s.frag_timeout,

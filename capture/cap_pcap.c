@@ -359,6 +359,25 @@ static void ip4(struct bb_cap *c, const uint8_t *p, size_t n)
 	bb_rd_skip(&r, 2);
 	const uint8_t *sa = bb_rd_bytes(&r, 4), *da = bb_rd_bytes(&r, 4);
 	size_t ihl = (size_t)(vh & 15) * 4;
+	if (bb_rd_ok(&r) && tot == 0 && (vh >> 4) == 4 && ihl >= 20 && n > ihl && n <= 65535 &&
+	    (frag & 0x3fff) == 0) {
+		/* A TSO super-frame captured on the sending host, before the NIC
+		 * cut it: the stack leaves the total length 0 (and the header
+		 * checksum to the NIC). Its length is what was captured, as
+		 * tshark assumes too; the copy gets a length and a checksum that
+		 * libnids accepts. */
+		uint8_t *h = c->scratch;
+		memcpy(h, p, n);
+		h[2] = (uint8_t)(n >> 8);
+		h[3] = (uint8_t)n;
+		h[10] = h[11] = 0;
+		uint16_t cs = cap_ip_csum(h, ihl);
+		h[10] = (uint8_t)(cs >> 8);
+		h[11] = (uint8_t)cs;
+		c->st.ip_tso++;
+		ip4_whole(c, h, n);
+		return;
+	}
 	if (!bb_rd_ok(&r) || (frag & 0x3fff) == 0 || (vh >> 4) != 4 || ihl < 20 || tot < ihl ||
 	    tot > n || ihl > CAP_FRAG_HEADROOM) {
 		ip4_whole(c, p, n); /* not a fragment, or the engine counts it bad */

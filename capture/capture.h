@@ -45,6 +45,7 @@ struct bb_cap_stats {
 	uint64_t link_other;        /* link layer or ethertype not IP (ARP, LLDP ...) */
 	uint64_t link_unsupported;  /* link types bbcap does not parse */
 	uint64_t ip_bad;            /* malformed IPv4/IPv6 headers */
+	uint64_t ip_tso;            /* IPv4 super-frames with total length 0 (TSO) */
 	uint64_t frags;             /* IPv4 and IPv6 fragments seen */
 	uint64_t frag_reassembled;  /* datagrams rebuilt from them */
 	uint64_t frag_dup;          /* exact duplicate fragments dropped */

@@ -23,7 +23,6 @@ redis__zeek__pubsub.pcap	7	7	0	0
 memcache__generated__binary_tcp_udp.pcap	412	313	0	0
 memcache__generated__text_tcp_udp.pcap	129	127	0	1
 memcache__deepflow__memcached-userdata.pcap	10154	10153	0	1
-thrift__ndpi__thrift.pcap	16	16	9	0
 WHY
 # Why:
 # - redis pipelining-example: three PINGs pipelined in one segment, three +PONG
@@ -44,13 +43,6 @@ WHY
 #   file's header has its version fields byte-swapped against its magic
 #   (d4c3b2a1 00020004): libpcap refuses it ("unsupported pcap savefile version
 #   512.1024"), tshark reads it; the test repairs those 4 bytes in a copy.
-# - thrift ndpi: bbcap loses the two "This_command_runs" calls: they travel
-#   in client segments of 2920+3955 and 6875 bytes (TSO, larger than the MTU)
-#   which TCP reassembly reports as a hole (tcp_gaps=1, 6875 bytes, also with
-#   --no-decoder thrift): a capture limit, not the decoder's. Bytes after the
-#   hole reach the decoder at the end of the stream, after the replies, so 9
-#   replies come before their calls (unmatched); the 2 oneway emitBatch calls
-#   over UDP (compact, Jaeger) count. 18/16 in tshark.
 
 awk -F'\t' '$2 == "protocols" && ($8 == "redis" || $8 == "memcache" || $8 == "thrift") {
 	print $1 "\t" $8 "\t" $9 "\t" $10 "\t" $11 }' "$corpus/MANIFEST.tsv" | sort -u >"$BB_TMP/list"
