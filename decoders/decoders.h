@@ -228,6 +228,9 @@ extern const struct bb_decoder bb_dec_generic;
 extern const struct bb_decoder bb_dec_dns;
 extern const struct bb_decoder bb_dec_sunrpc;
 extern const struct bb_decoder bb_dec_http;
+extern const struct bb_decoder bb_dec_pgsql;
+extern const struct bb_decoder bb_dec_mysql;
+extern const struct bb_decoder bb_dec_kafka;
 
 /* ---- the registry --------------------------------------------------------------- */
 

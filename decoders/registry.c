@@ -12,6 +12,9 @@ static const struct bb_decoder *const table[] = {
 	&bb_dec_dns,
 	&bb_dec_sunrpc,
 	&bb_dec_http,
+	&bb_dec_pgsql,
+	&bb_dec_mysql,
+	&bb_dec_kafka,
 	&bb_dec_generic,
 };
 
