@@ -16,7 +16,7 @@
  *             | result set: column-count (lenenc), column definitions,
  *               [EOF 0xfe], rows, EOF 0xfe or OK 0xfe (CLIENT_DEPRECATE_EOF),
  *               another result set when SERVER_MORE_RESULTS_EXISTS (0x0008)
- *             | COM_STMT_PREPARE_OK 0x00 stmt_id:32le ncols:16le 0 nparams:16le,
+ *             | COM_STMT_PREPARE_OK 0x00 stmt_id:32le ncols:16le nparams:16le 0 warnings:16le,
  *               then nparams and ncols definitions, each list with an EOF
  *               unless CLIENT_DEPRECATE_EOF
  *   handshake: server greeting (seq 0, protocol 10), client response (seq 1;
@@ -379,7 +379,8 @@ static int reply_packet(struct my_state *s, struct bb_rd pkt, uint32_t plen)
 		if (c == 0xff)
 			return 1;
 		if (c == 0xfe && plen < MY_MAXPKT) {
-			if (more_results(h, plen < 9)) {
+			/* an EOF is 5 bytes; an OK with the 0xfe header at least 7 */
+			if (more_results(h, plen <= 5)) {
 				s->rstate = R_FIRST;
 				return 0;
 			}

@@ -11,6 +11,9 @@ set(BB_FUZZ_DECODERS
   dns
   sunrpc
   http
+  pgsql
+  mysql
+  kafka
   generic
 )
 

@@ -4,3 +4,4 @@
 bb_unit_test(test_decoders test_decoders.c bb_decoders bb_trace)
 target_sources(test_decoders PRIVATE ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_decoders.c)
 target_compile_definitions(test_decoders PRIVATE BB_LIBFUZZER)
+bb_unit_test(test_dec_sql test_dec_sql.c bb_decoders bb_trace)
