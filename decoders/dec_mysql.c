@@ -432,11 +432,15 @@ static int plausible(struct bb_rd r, int dir)
 	return bb_rd_ok(&n) && seq2 == 2 && len2 > 0 && len2 < (1u << 24);
 }
 
-static void packet_done(struct my_state *s, const struct bb_dec_ctx *ctx, int dir, int64_t t1)
+/* A packet has ended, its last byte at stream position last: the call or
+ * reply it completes is emitted (times are looked up only then). */
+static void packet_done(struct my_state *s, const struct bb_dec_ctx *ctx, int dir, uint64_t last)
 {
 	if (dir == BB_DIR_C2S) {
 		if (s->cpending && !s->d[dir].cont)
-			emit_call(s, ctx, t1);
+			emit_call(s, ctx, dec_time(ctx, dir, last));
+	} else if (s->rdone) {
+		reply_end(s, ctx, dec_time(ctx, dir, last));
 	}
 }
 
@@ -462,10 +466,7 @@ static size_t my_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 			d->len += take;
 			if (d->left == 0) {
 				d->in_pkt = 0;
-				int64_t t1 = dec_time(ctx, dir, pos + off + take - 1);
-				packet_done(s, ctx, dir, t1);
-				if (dir == BB_DIR_S2C && s->rdone)
-					reply_end(s, ctx, t1);
+				packet_done(s, ctx, dir, pos + off + take - 1);
 			}
 			continue;
 		}
@@ -500,7 +501,7 @@ static size_t my_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 			return off;
 		struct bb_rd body = bb_rd_make(h.p, head);
 		int c = head ? bb_rd_u8(&body) : -1;
-		int64_t t0 = dec_time(ctx, dir, pos + off);
+		uint64_t at = pos + off; /* its first byte (time looked up when needed) */
 		int was_cont = d->cont;
 		uint8_t prev_seq = d->seq;
 		int had_seq = d->have_seq;
@@ -517,7 +518,7 @@ static size_t my_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 				s->cpending = 1;
 				s->ccmd = (uint8_t)c;
 				s->creqlen = 0;
-				d->t0 = t0;
+				d->t0 = dec_time(ctx, dir, at);
 				d->len = 0;
 				command_req(s, c, body);
 			} else if (seq == 1 && plen == 32) {
@@ -531,10 +532,10 @@ static size_t my_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 			if (seq == 1 && !wrapped && s->rstate != R_IDLE) {
 				/* a new reply while the last is open: its shape was
 				 * not understood; it ends where this one starts */
-				reply_end(s, ctx, t0);
+				reply_end(s, ctx, dec_time(ctx, dir, at));
 			}
 			if (seq == 1 && s->rstate == R_IDLE && (!wrapped || s->qn > 0))
-				reply_start(s, ctx, t0);
+				reply_start(s, ctx, dec_time(ctx, dir, at));
 			if (s->rstate != R_IDLE && c >= 0)
 				done = reply_packet(s, bb_rd_make(h.p, head), plen);
 			else if (s->rstate != R_IDLE)
@@ -548,10 +549,7 @@ static size_t my_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 			s->rdone = (uint8_t)done; /* the reply ends with this packet's last byte */
 		if (plen == 0) {
 			d->in_pkt = 0;
-			int64_t t1 = dec_time(ctx, dir, pos + off + 3);
-			packet_done(s, ctx, dir, t1);
-			if (dir == BB_DIR_S2C && s->rdone)
-				reply_end(s, ctx, t1);
+			packet_done(s, ctx, dir, pos + off + 3);
 		}
 	}
 	return (size_t)(r.p - p);

@@ -283,18 +283,19 @@ static void emit_ret(struct pg_state *s, const struct bb_dec_ctx *ctx, int64_t t
 	d->unit = 0;
 }
 
-/* The message of type `type` has ended (its last byte at t1). */
+/* The message of type `type` has ended, its last byte at stream position
+ * last (its time is looked up only for a message that ends a call or reply). */
 static void msg_done(struct pg_state *s, const struct bb_dec_ctx *ctx, int dir, int type,
-                     int64_t t1)
+                     uint64_t last)
 {
 	struct pg_dir *d = &s->d[dir];
 	if (dir == BB_DIR_C2S) {
 		if (d->unit && (type == 0 || type == 'Q' || type == 'S' || type == 'F'))
-			emit_call(s, ctx, t1);
+			emit_call(s, ctx, dec_time(ctx, dir, last));
 		else if (type == 'X')
 			d->unit = 0;
 	} else if (type == 'Z' && d->unit) {
-		emit_ret(s, ctx, t1);
+		emit_ret(s, ctx, dec_time(ctx, dir, last));
 	}
 }
 
@@ -320,7 +321,7 @@ static size_t pg_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 			d->len += take;
 			if (d->left == 0) {
 				d->in_msg = 0;
-				msg_done(s, ctx, dir, d->type, dec_time(ctx, dir, pos + off + take - 1));
+				msg_done(s, ctx, dir, d->type, pos + off + take - 1);
 			}
 			continue;
 		}
@@ -370,7 +371,6 @@ static size_t pg_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 				if (left < ulen)
 					return off;
 				int64_t t0 = dec_time(ctx, dir, pos + off);
-				int64_t t1 = dec_time(ctx, dir, pos + off + ulen - 1);
 				bb_rd_skip(&r, ulen);
 				if (code == PG_SSL || code == PG_GSS) {
 					s->enc_wait = 1;
@@ -380,7 +380,7 @@ static size_t pg_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 					d->t0 = t0;
 					d->len = ulen;
 					set_req(s->req, &s->reqlen, "STARTUP", 7);
-					msg_done(s, ctx, dir, 0, t1);
+					msg_done(s, ctx, dir, 0, pos + off + ulen - 1);
 				}
 				continue;
 			}
@@ -422,7 +422,7 @@ static size_t pg_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 		d->in_msg = 1;
 		if (d->left == 0) {
 			d->in_msg = 0;
-			msg_done(s, ctx, dir, type, dec_time(ctx, dir, pos + off + 4));
+			msg_done(s, ctx, dir, type, pos + off + 4);
 		}
 	}
 	return (size_t)(r.p - p);

@@ -7,6 +7,7 @@ BENCHES="bench_trace"
 BENCHES="$BENCHES bench_nesting"
 BENCHES="$BENCHES bench_conv"
 BENCHES="$BENCHES bench_capture"
+BENCHES="$BENCHES bench_dec_sql"
 
 if [ $# -ne 1 ]; then
 	echo "usage: sh tests/bench/run.sh BUILD_DIR" >&2
