@@ -216,10 +216,10 @@ static int parse_head(struct kf_state *s, const struct bb_dec_ctx *ctx, struct k
 	uint16_t api = bb_rd_be16(&r);
 	uint16_t ver = bb_rd_be16(&r);
 	d->corr = (int32_t)bb_rd_be32(&r);
-	size_t cl;
-	kstr(&r, 0, &cl); /* client_id */
 	if (!bb_rd_ok(&r) || api >= KF_NAPI || ver >= 32)
 		return -1;
+	size_t cl;
+	kstr(&r, 0, &cl); /* client_id (a long one leaves no room for the topic) */
 	int flexible = (api == 0 && ver >= FLEX_PRODUCE) || (api == 1 && ver >= FLEX_FETCH) ||
 	               (api == 3 && ver >= FLEX_METADATA);
 	if (flexible)

@@ -159,9 +159,11 @@ static void command_req(struct my_state *s, int cmd, struct bb_rd r)
 	size_t n = bb_rd_left(&r);
 	const uint8_t *p = bb_rd_bytes(&r, n);
 	size_t sl;
+	struct bb_rd first = bb_rd_make(p, n);
+	int c0 = n > 0 ? bb_rd_u8(&first) : 0x20;
 	switch (cmd) {
 	case COM_QUERY:
-		if (n > 0 && p && ((*p < 0x20 && !(*p >= 0x09 && *p <= 0x0d)) || *p >= 0xfb)) {
+		if ((c0 < 0x20 && !(c0 >= 0x09 && c0 <= 0x0d)) || c0 >= 0xfb) {
 			/* CLIENT_QUERY_ATTRIBUTES (MySQL 8.0.23): parameter_count and
 			 * parameter_set_count (lenenc) come first, then, when there
 			 * are parameters, their types, names and values. */
