@@ -47,7 +47,8 @@ done
 sleep 0.5
 
 fail=0
-# The text protocol: one connection, one COM_QUERY per statement.
+# The text protocol: one connection, one COM_QUERY per statement; a stored
+# procedure answers with two result sets.
 ip netns exec "$ns_c" mariadb --no-defaults -h "$srv" -u bb bbdb >"$T/client.out" 2>&1 <<'SQL' || { echo "FAIL: mariadb client"; cat "$T/client.out"; fail=1; }
 CREATE TABLE bbt (id INT PRIMARY KEY, v VARCHAR(20));
 INSERT INTO bbt VALUES (1, 'one'), (2, 'two'), (3, 'three');
@@ -56,6 +57,10 @@ UPDATE bbt SET v = 'deux' WHERE id = 2;
 SELECT COUNT(*) FROM bbt;
 DELETE FROM bbt WHERE id = 3;
 SHOW TABLES;
+DELIMITER //
+CREATE PROCEDURE bbp() BEGIN SELECT v FROM bbt; SELECT COUNT(*) FROM bbt; END//
+DELIMITER ;
+CALL bbp();
 SQL
 # Server-side prepared statements: one prepare, 5 executions, a close.
 cat >"$T/ps.pl" <<'PERL'
@@ -98,6 +103,9 @@ for op in CALL RET; do
 	check 1 $op "UPDATE%20bbt"
 	check 1 $op "DELETE%20bbt"
 	check 1 $op "SHOW%20TABLES"
+	# two result sets and the final OK (SERVER_MORE_RESULTS_EXISTS): one reply
+	check 1 $op "CREATE%20PROCEDURE%20bbp"
+	check 1 $op "CALL%20bbp"
 	check 1 $op "DROP%20TABLE%20bbt"
 	# text: 2 SELECTs; prepared: 5 executions of the prepared SELECT
 	check 7 $op "SELECT%20bbt"
