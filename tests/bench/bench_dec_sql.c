@@ -288,9 +288,10 @@ static void run(const char *name, const char *as, const struct conv *c, long nx)
 	if (dec->end)
 		dec->end(s, &ctx);
 	free(s);
-	printf("%-8s on %-6s %10.0f MB/s %12.0f messages/s  (%llu messages, %.0f MB, %.3f s; malformed %llu)\n",
+	printf("%-8s on %-6s %10.0f MB/s %12.0f messages/s  (%llu messages, %llu bytes, %.3f s; "
+	       "malformed %llu)\n",
 	       name, as, (double)bytes / dt / 1e6, (double)nmsg / dt, (unsigned long long)nmsg,
-	       (double)bytes / 1e6, dt, (unsigned long long)st.malformed);
+	       (unsigned long long)bytes, dt, (unsigned long long)st.malformed);
 }
 
 int main(int argc, char **argv)
