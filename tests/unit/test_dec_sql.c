@@ -806,6 +806,75 @@ static void t_kafka_gap(void)
 	fake_free(f);
 }
 
+/* ---- captured bytes ------------------------------------------------------------------- */
+
+/* Reads a seed of the fuzz corpus (its first two bytes are the harness's
+ * transport and split choices); NULL when absent. Caller frees. */
+static uint8_t *load_seed(const char *dec, const char *name, size_t *n)
+{
+	const char *src = getenv("BB_SRC");
+	char path[4096];
+	if (!src)
+		return NULL;
+	snprintf(path, sizeof path, "%s/tests/fuzz/corpus/dec_%s/%s", src, dec, name);
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return NULL;
+	uint8_t *b = malloc(1 << 16);
+	size_t k = fread(b, 1, 1 << 16, fp);
+	fclose(fp);
+	if (k < 2) {
+		free(b);
+		return NULL;
+	}
+	memmove(b, b + 2, k - 2);
+	*n = k - 2;
+	return b;
+}
+
+/* Real client and server bytes of corpus captures (tshark's extraction of
+ * each direction, the seeds of the fuzz corpus), cut at every offset: the
+ * same records as uncut, and the counts the whole capture gives. */
+static void t_captured_split(void)
+{
+	static const struct {
+		const char *dec, *client, *server;
+		int calls, rets;
+		const char *first_req;
+	} cases[] = {
+		/* pgsql__zeek__psql-create-insert-select-delete-drop.pcap */
+		{"pgsql", "client-startup-simple", "server-replies", 8, 8, "STARTUP"},
+		/* mysql__zeek__mysql.pcap */
+		{"mysql", "client-queries", "server-results", 17, 16, "SELECT"},
+		/* kafka__ndpi__kafka.pcapng, all its connections end to end; the
+		 * extraction kept one retransmitted request and one retransmitted
+		 * response (frames 18 and 10), which the capture counts once:
+		 * 15/15 here, 14/14 from the pcap */
+		{"kafka", "client-requests", "server-responses", 15, 15, "ApiVersions"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t nc = 0, ns = 0;
+		uint8_t *c = load_seed(cases[i].dec, cases[i].client, &nc);
+		uint8_t *sv = load_seed(cases[i].dec, cases[i].server, &ns);
+		if (!c || !sv) {
+			free(c);
+			free(sv);
+			SKIP("the fuzz corpus seeds were not found (BB_SRC)");
+		}
+		const struct turn t[] = {{0, c, nc}, {1, sv, ns}};
+		const struct bb_decoder *dec = bb_dec_at((size_t)bb_dec_find(cases[i].dec));
+		struct fake *f = play_split(dec, t, 2);
+		CHECK_INT(count_op(f, BB_CALL), cases[i].calls);
+		CHECK_INT(count_op(f, BB_RET), cases[i].rets);
+		CHECK_INT(f->st.malformed, 0);
+		if (f->n > 0)
+			CHECK_STR(f->r[0].req, cases[i].first_req);
+		ref_free(f);
+		free(c);
+		free(sv);
+	}
+}
+
 static const struct unit_test tests[] = {
 	{"sql_summary", t_sql_summary},
 	{"pgsql_split", t_pgsql_split},
@@ -815,6 +884,7 @@ static const struct unit_test tests[] = {
 	{"mysql_gap", t_mysql_gap},
 	{"kafka_split", t_kafka_split},
 	{"kafka_gap", t_kafka_gap},
+	{"captured_split", t_captured_split},
 };
 
 UNIT_MAIN(tests)
