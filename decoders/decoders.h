@@ -236,6 +236,9 @@ extern const struct bb_decoder bb_dec_http2;
 extern const struct bb_decoder bb_dec_redis;
 extern const struct bb_decoder bb_dec_memcache;
 extern const struct bb_decoder bb_dec_thrift;
+extern const struct bb_decoder bb_dec_pgsql;
+extern const struct bb_decoder bb_dec_mysql;
+extern const struct bb_decoder bb_dec_kafka;
 
 /* ---- the registry --------------------------------------------------------------- */
 

@@ -19,6 +19,9 @@ static const struct bb_decoder *const table[] = {
 	&bb_dec_redis,
 	&bb_dec_memcache,
 	&bb_dec_thrift,
+	&bb_dec_pgsql,
+	&bb_dec_mysql,
+	&bb_dec_kafka,
 	&bb_dec_generic,
 };
 

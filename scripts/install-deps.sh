@@ -3,7 +3,7 @@
 # Idempotent: does nothing (and needs no network) when all are present.
 # The servers and clients (dnsmasq, rpcbind, nginx, redis, memcached, PostgreSQL,
 # MariaDB, slapd, samba and their clients, h2load, python3-grpcio and -thrift,
-# nghttpx for the h2c upgrade)
+# nghttpx for the h2c upgrade, DBD::MariaDB for prepared statements)
 # are for the tests that capture real traffic in network namespaces; tshark is
 # their oracle. apt's policy here keeps the servers from starting on install.
 set -eu
@@ -15,7 +15,7 @@ iproute2 ethtool curl dnsmasq-base dnsutils rpcbind nginx-light wrk tshark bc
 redis-server redis-tools memcached libmemcached-tools postgresql postgresql-contrib
 mariadb-server mariadb-client slapd ldap-utils samba smbclient nghttp2-client
 python3-grpcio python3-thrift
-nghttp2-proxy"
+nghttp2-proxy libdbd-mariadb-perl"
 
 missing=""
 for p in $PKGS; do

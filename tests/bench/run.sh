@@ -10,6 +10,7 @@ BENCHES="$BENCHES bench_capture"
 BENCHES="$BENCHES bench_dec_ms"
 BENCHES="$BENCHES bench_dec_http2"
 BENCHES="$BENCHES bench_dec_redis"
+BENCHES="$BENCHES bench_dec_sql"
 
 if [ $# -ne 1 ]; then
 	echo "usage: sh tests/bench/run.sh BUILD_DIR" >&2

@@ -15,6 +15,9 @@ set(BB_FUZZ_DECODERS
   dcerpc
   smb2
   http2
+  pgsql
+  mysql
+  kafka
   generic
   redis
   memcache
