@@ -277,6 +277,10 @@ int main(int argc, char **argv)
 		const char *pathattr = p.truth ? bb_rec_attr(&rec, "path", NULL) : NULL;
 		if (bb_conv_add(conv, rec.ts_ns, rec.op, bb_reader_node(r, rec.sender),
 		                bb_reader_node(r, rec.receiver), pathattr, &err) != 0) {
+			/* name the line, as the reader's own errors do */
+			struct bb_err e2;
+			bb_err_set(&e2, "%s:%" PRIu64 ": %s", bb_reader_name(r), rec.line, err.msg);
+			err = e2;
 			rc = BB_ERR_LIMIT;
 			break;
 		}
