@@ -19,12 +19,12 @@ int64_t bb_out_mark(FILE *fp)
 {
 	struct stat sb;
 	int fd = fileno(fp);
+	fflush(fp); /* what was written before is not ours to cut */
 	if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
 		return -1;
 	int fl = fcntl(fd, F_GETFL);
 	if (fl >= 0 && (fl & O_APPEND))
 		return (int64_t)sb.st_size;
-	fflush(fp);
 	off_t at = lseek(fd, 0, SEEK_CUR);
 	return at < 0 ? -1 : (int64_t)at;
 }

@@ -15,9 +15,9 @@
  * reader of a half-written trace never sees a torn line. A file opened by
  * path, and standard output, are written with write(2) directly; a borrowed
  * stream through fwrite and fflush. When a write to a regular file fails
- * part way (the disk fills), the file is cut back to where that buffer began,
- * so it still ends with a complete line. The first error sticks: every later
- * call returns it again and close reports it.
+ * part way (the disk fills), the file is cut back to the last complete line
+ * written, so it still reads back. The first error sticks: every later call
+ * returns it again and close reports it.
  */
 
 #define WBUF_CAP (1u << 20)
