@@ -1,32 +1,26 @@
 #!/bin/sh
-# robust_fulldisk.sh - every writer on a disk that fills up part way: a 64 KB
-# tmpfs (root only: skips with 77 otherwise, or when mount(8) fails). For each
-# of bbcap -w FILE, bbcap -w - > FILE, maketrace -o FILE, maketrace > FILE,
-# bbskew -o FILE, bbnest -o FILE, bbnest > FILE, bbconv -o FILE, bbconv > FILE:
-# exit 1, one line "PROG: error: FILE: write error: No space left on device"
+# robust_fulldisk.sh - every writer when the disk fills part way. Two ways:
+# a file size limit (ulimit -f 32: 16 KB in dash, 32 KB in bash; SIGXFSZ
+# ignored, so writes fail with EFBIG,
+# "File too large"; any user), and, as root, a 64 KB tmpfs ("No space left on
+# device"; skipped with a note when not root or mount(8) fails). For each of
+# bbcap -w FILE, bbcap -w - > FILE, maketrace -o FILE, maketrace > FILE,
+# bbskew -o FILE, bbnest -o FILE and >> FILE, bbconv -o FILE and >> FILE (dot,
+# JSON, text): exit 1, one line "PROG: error: FILE: write error: REASON"
 # (FILE the path, or <stdout>), no sanitizer report. A trace left behind ends
-# with a complete line, is a byte-for-byte prefix of the trace written to a
-# roomy disk and reads back strictly (bbskew, exit 0); a dot, JSON or text
+# with a complete line, is a byte-for-byte prefix of the trace written in
+# full and reads back strictly (bbskew, exit 0); a dot, JSON or text
 # document is cut back to nothing (no torn document), and what an appended-to
 # file held before stays.
 set -u
 : "${BB_BIN:?}" "${BB_SRC:?}" "${BB_TMP:?}"
-if [ "$(id -u)" != 0 ]; then
-	echo "skip: mounting a tmpfs needs root"
-	exit 77
-fi
 mkdir -p "$BB_TMP"
 cd "$BB_TMP" || exit 1
 : "${ASAN_OPTIONS:=detect_leaks=1:abort_on_error=1}"
 : "${UBSAN_OPTIONS:=print_stacktrace=1:halt_on_error=1}"
 export ASAN_OPTIONS UBSAN_OPTIONS
-mnt=$(mktemp -d "$BB_TMP/full.XXXXXX") || exit 1
-if ! mount -t tmpfs -o size=64k bbfull "$mnt" 2>mount.err; then
-	echo "skip: cannot mount a tmpfs: $(cat mount.err)"
-	rmdir "$mnt"
-	exit 77
-fi
-trap 'umount "$mnt" 2>/dev/null; rmdir "$mnt" 2>/dev/null' EXIT INT TERM
+mnt=
+trap '[ -n "$mnt" ] && { umount "$mnt" 2>/dev/null; rmdir "$mnt" 2>/dev/null; }' EXIT INT TERM
 fail=0
 no() { echo "FAIL: $*"; fail=1; }
 san() { # FILE: no sanitizer report in FILE
@@ -38,6 +32,14 @@ nospace() { # WHAT RC ERRFILE WANT-MESSAGE
 	san "$3"
 	[ "$2" -eq 1 ] || no "$1: exit $2, want 1"
 	[ "$(cat "$3")" = "$4" ] || no "$1: stderr '$(cat "$3")', want '$4'"
+}
+# run CMD...: with the file size limit in the ulimit mode
+run() {
+	if [ "$mode" = ulimit ]; then
+		(trap '' XFSZ; ulimit -f 32; exec "$@")
+	else
+		"$@"
+	fi
 }
 # A trace cut by the full disk: non-empty, whole lines, a prefix of the full
 # trace, and a trace bbskew reads strictly.
@@ -54,9 +56,9 @@ whole_trace() { # WHAT FILE FULL
 		no "$1: not a prefix of the trace written in full"
 	timeout 60 "$BB_BIN/bbskew" "$2" >reread.tr 2>reread.err ||
 		no "$1: does not read back: $(cat reread.err)"
-	echo "$1: kept $sz of $(wc -c <"$3") bytes, $(grep -c -v '^#' "$2") records"
+	echo "$mode: $1: kept $sz of $(wc -c <"$3") bytes, $(grep -c -v '^#' "$2") records"
 }
-empty() { rm -f "$mnt"/*; }
+empty() { rm -f "$dir"/*; }
 
 # Inputs, written to the roomy disk: a capture of 2,000 DNS exchanges (about
 # 250 KB of trace), maketrace's multitier (3,000 messages, 166 KB), and a trace
@@ -93,58 +95,75 @@ awk 'BEGIN { print "#bbtrace 1"
 	} }' >many.tr
 timeout 60 "$BB_BIN/bbskew" many.tr >many-full.tr || no "bbskew on a roomy disk failed"
 
-# 1. bbcap -w FILE and -w - redirected
-if [ -f dns.pcap ]; then
-	timeout 60 "$BB_BIN/bbcap" -q -r dns.pcap -w cap-full.tr 2>err || no "bbcap on a roomy disk failed: $(cat err)"
-	empty
-	timeout 60 "$BB_BIN/bbcap" -q -r dns.pcap -w "$mnt/cap.tr" 2>err
-	nospace "bbcap -w FILE" $? err "bbcap: error: $mnt/cap.tr: write error: No space left on device"
-	whole_trace "bbcap -w FILE" "$mnt/cap.tr" cap-full.tr
-	empty
-	timeout 60 "$BB_BIN/bbcap" -q -r dns.pcap -w - >"$mnt/cap.tr" 2>err
-	nospace "bbcap -w - >FILE" $? err "bbcap: error: <stdout>: write error: No space left on device"
-	whole_trace "bbcap -w - >FILE" "$mnt/cap.tr" cap-full.tr
-else
-	echo "note: python3 not found: bbcap cases not run"
-fi
-
-# 2. maketrace -o FILE and > FILE
-empty
-timeout 60 "$BB_BIN/maketrace" -n 3000 -o "$mnt/mt.tr" "$cfg" 2>err
-nospace "maketrace -o FILE" $? err "maketrace: error: $mnt/mt.tr: write error: No space left on device"
-whole_trace "maketrace -o FILE" "$mnt/mt.tr" mt-full.tr
-empty
-timeout 60 "$BB_BIN/maketrace" -n 3000 "$cfg" >"$mnt/mt.tr" 2>err
-nospace "maketrace >FILE" $? err "maketrace: error: <stdout>: write error: No space left on device"
-whole_trace "maketrace >FILE" "$mnt/mt.tr" mt-full.tr
-
-# 3. bbskew -o FILE (the trace writer again, through another command)
-empty
-timeout 60 "$BB_BIN/bbskew" -o "$mnt/skew.tr" many.tr 2>err
-nospace "bbskew -o FILE" $? err "bbskew: error: $mnt/skew.tr: write error: No space left on device"
-whole_trace "bbskew -o FILE" "$mnt/skew.tr" many-full.tr
-
-# 4. bbnest and bbconv: -o FILE leaves an empty file; >> FILE leaves what was there
-for prog in bbnest bbconv; do
-	for fmt in --dot --json --text; do
-		timeout 120 "$BB_BIN/$prog" $fmt many.tr >doc-full 2>err || no "$prog $fmt on a roomy disk failed"
-		[ "$(wc -c <doc-full)" -gt 65536 ] || {
-			echo "note: $prog $fmt: $(wc -c <doc-full) bytes fit in 64 KB: case not run"
-			continue
-		}
+# writers MODE DIR REASON ROOM: every case, outputs in DIR, which holds ROOM bytes
+writers() {
+	mode=$1 dir=$2 why=$3 room=$4
+	# 1. bbcap -w FILE and -w - redirected
+	if [ -f dns.pcap ]; then
+		timeout 60 "$BB_BIN/bbcap" -q -r dns.pcap -w cap-full.tr 2>err || no "bbcap on a roomy disk failed: $(cat err)"
 		empty
-		timeout 120 "$BB_BIN/$prog" $fmt -o "$mnt/doc" many.tr 2>err
-		nospace "$prog $fmt -o FILE" $? err "$prog: error: $mnt/doc: write error: No space left on device"
-		[ -f "$mnt/doc" ] && [ ! -s "$mnt/doc" ] ||
-			no "$prog $fmt -o FILE: $(wc -c <"$mnt/doc" 2>/dev/null) bytes left, want an empty file"
+		run timeout 60 "$BB_BIN/bbcap" -q -r dns.pcap -w "$dir/cap.tr" 2>err
+		nospace "bbcap -w FILE" $? err "bbcap: error: $dir/cap.tr: write error: $why"
+		whole_trace "bbcap -w FILE" "$dir/cap.tr" cap-full.tr
 		empty
-		echo 'kept before' >"$mnt/doc"
-		timeout 120 "$BB_BIN/$prog" $fmt many.tr >>"$mnt/doc" 2>err
-		nospace "$prog $fmt >>FILE" $? err "$prog: error: <stdout>: write error: No space left on device"
-		[ "$(cat "$mnt/doc")" = 'kept before' ] ||
-			no "$prog $fmt >>FILE: $(wc -c <"$mnt/doc") bytes, want only the line that was there"
+		run timeout 60 "$BB_BIN/bbcap" -q -r dns.pcap -w - >"$dir/cap.tr" 2>err
+		nospace "bbcap -w - >FILE" $? err "bbcap: error: <stdout>: write error: $why"
+		whole_trace "bbcap -w - >FILE" "$dir/cap.tr" cap-full.tr
+	else
+		echo "note: python3 not found: bbcap cases not run"
+	fi
+
+	# 2. maketrace -o FILE and > FILE
+	empty
+	run timeout 60 "$BB_BIN/maketrace" -n 3000 -o "$dir/mt.tr" "$cfg" 2>err
+	nospace "maketrace -o FILE" $? err "maketrace: error: $dir/mt.tr: write error: $why"
+	whole_trace "maketrace -o FILE" "$dir/mt.tr" mt-full.tr
+	empty
+	run timeout 60 "$BB_BIN/maketrace" -n 3000 "$cfg" >"$dir/mt.tr" 2>err
+	nospace "maketrace >FILE" $? err "maketrace: error: <stdout>: write error: $why"
+	whole_trace "maketrace >FILE" "$dir/mt.tr" mt-full.tr
+
+	# 3. bbskew -o FILE (the trace writer again, through another command)
+	empty
+	run timeout 60 "$BB_BIN/bbskew" -o "$dir/skew.tr" many.tr 2>err
+	nospace "bbskew -o FILE" $? err "bbskew: error: $dir/skew.tr: write error: $why"
+	whole_trace "bbskew -o FILE" "$dir/skew.tr" many-full.tr
+
+	# 4. bbnest and bbconv: -o FILE leaves an empty file; >> FILE leaves what was there
+	for prog in bbnest bbconv; do
+		for fmt in --dot --json --text; do
+			timeout 120 "$BB_BIN/$prog" $fmt many.tr >doc-full 2>err || no "$prog $fmt on a roomy disk failed"
+			[ "$(wc -c <doc-full)" -gt "$room" ] || {
+				echo "note: $mode: $prog $fmt: $(wc -c <doc-full) bytes fit in $room: case not run"
+				continue
+			}
+			empty
+			run timeout 120 "$BB_BIN/$prog" $fmt -o "$dir/doc" many.tr 2>err
+			nospace "$prog $fmt -o FILE" $? err "$prog: error: $dir/doc: write error: $why"
+			[ -f "$dir/doc" ] && [ ! -s "$dir/doc" ] ||
+				no "$prog $fmt -o FILE: $(wc -c <"$dir/doc" 2>/dev/null) bytes left, want an empty file"
+			empty
+			echo 'kept before' >"$dir/doc"
+			run timeout 120 "$BB_BIN/$prog" $fmt many.tr >>"$dir/doc" 2>err
+			nospace "$prog $fmt >>FILE" $? err "$prog: error: <stdout>: write error: $why"
+			[ "$(cat "$dir/doc")" = 'kept before' ] ||
+				no "$prog $fmt >>FILE: $(wc -c <"$dir/doc") bytes, want only the line that was there"
+		done
 	done
-done
+}
+
+mkdir -p lim
+writers ulimit lim 'File too large' 32768
+if [ "$(id -u)" != 0 ]; then
+	echo "note: the 64 KB tmpfs needs root: that half not run"
+else
+	mnt=$(mktemp -d "$BB_TMP/full.XXXXXX") || exit 1
+	if mount -t tmpfs -o size=64k bbfull "$mnt" 2>mount.err; then
+		writers tmpfs "$mnt" 'No space left on device' 65536
+	else
+		echo "note: cannot mount a tmpfs: $(cat mount.err): that half not run"
+	fi
+fi
 
 [ $fail -eq 0 ] && echo ok
 exit $fail
