@@ -277,6 +277,10 @@ int main(int argc, char **argv)
 		const char *pathattr = p.truth ? bb_rec_attr(&rec, "path", NULL) : NULL;
 		if (bb_conv_add(conv, rec.ts_ns, rec.op, bb_reader_node(r, rec.sender),
 		                bb_reader_node(r, rec.receiver), pathattr, &err) != 0) {
+			/* name the line, as the reader's own errors do */
+			struct bb_err e2;
+			bb_err_set(&e2, "%s:%" PRIu64 ": %s", bb_reader_name(r), rec.line, err.msg);
+			err = e2;
 			rc = BB_ERR_LIMIT;
 			break;
 		}
@@ -316,9 +320,12 @@ int main(int argc, char **argv)
 			status = 1;
 		} else {
 			const struct bb_vgraph *g = bb_conv_graph(conv);
+			int64_t mark = bb_out_mark(out);
 			int wrc = format == 1   ? bb_viz_graph_json(out, g, &err)
 			          : format == 2 ? bb_viz_graph_text(out, g, &err)
 			                        : bb_viz_graph_dot(out, g, &err);
+			if (wrc != 0)
+				bb_out_cut(out, mark); /* a full disk leaves no torn document */
 			if (outpath && fclose(out) != 0 && wrc == 0) {
 				bb_err_set(&err, "write error: %s", strerror(errno));
 				wrc = BB_ERR_IO;

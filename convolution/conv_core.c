@@ -44,10 +44,24 @@ struct bb_conv *bb_conv_new(const struct bb_conv_params *p, struct bb_err *err)
 		bb_err_set(err, "spike thresholds need N > S >= 0");
 		return NULL;
 	}
+	/* Bounds that keep every sum of a timestamp, a shift and a tolerance
+	 * within int64_t (see bb_conv_add), whatever the options say. */
+	if (p->quantum_ns > BB_CONV_DURATION_MAX || p->max_delay_ns > BB_CONV_DURATION_MAX ||
+	    p->skew_ns > BB_CONV_DURATION_MAX || p->tolerance_ns > BB_CONV_DURATION_MAX) {
+		bb_err_set(err, "the quantum, tolerance, maximum delay and skew must each be at "
+		                "most 2^50 ns (13 days)");
+		return NULL;
+	}
 	if (p->max_delay_ns / p->quantum_ns > (int64_t)1 << 22) {
 		/* 2^22 lags need transforms of 2^24 points, about 0.7 GB of buffers */
 		bb_err_set(err, "the lag window (max delay / quantum) exceeds 2^22 quanta: "
 		                "lower --max-delay or raise the quantum");
+		return NULL;
+	}
+	if (p->skew_ns > 0 && p->skew_ns / p->quantum_ns > (int64_t)1 << 22) {
+		/* negative lags cost as much as positive ones */
+		bb_err_set(err, "the skew window (skew / quantum) exceeds 2^22 quanta: "
+		                "lower --skew or raise the quantum");
 		return NULL;
 	}
 	if (p->max_depth == 0 || p->max_depth > 10000) {
@@ -97,6 +111,13 @@ int bb_conv_add(struct bb_conv *c, int64_t ts_ns, enum bb_op op, const char *sen
 {
 	if (c->nmsgs >= UINT32_MAX - 1) {
 		bb_err_set(err, "more than %u messages", (unsigned)(UINT32_MAX - 1));
+		return BB_ERR_LIMIT;
+	}
+	if (ts_ns < BB_CONV_TS_MIN || ts_ns > BB_CONV_TS_MAX) {
+		char t[BB_TIME_BUFSZ];
+		bb_time_format(ts_ns, t);
+		bb_err_set(err, "timestamp %s is outside the range of the convolution "
+		                "(+-2^62 ns around 1970: years 1824 to 2116)", t);
 		return BB_ERR_LIMIT;
 	}
 	if (c->nmsgs == c->capmsgs) {

@@ -47,8 +47,16 @@ void bb_conv_params_default(struct bb_conv_params *p);
 
 struct bb_conv;
 
+/* Bounds on the parameters' durations and on timestamps: within them no
+ * sum of a timestamp, a lag and a tolerance overflows, and no difference of
+ * two timestamps either. */
+#define BB_CONV_DURATION_MAX ((int64_t)1 << 50)
+#define BB_CONV_TS_MAX (((int64_t)1 << 62) - 1)
+#define BB_CONV_TS_MIN (-((int64_t)1 << 62))
+
 /* Returns new (free with bb_conv_free), or NULL with err set when the
- * parameters are invalid. Copies p (but not the roots' strings). */
+ * parameters are invalid (durations over BB_CONV_DURATION_MAX, lag windows
+ * over 2^22 quanta included). Copies p (but not the roots' strings). */
 struct bb_conv *bb_conv_new(const struct bb_conv_params *p, struct bb_err *err);
 void bb_conv_free(struct bb_conv *c);
 
@@ -56,7 +64,8 @@ void bb_conv_free(struct bb_conv *c);
  * path (ground-truth path instance, may be NULL) likewise. The op only
  * decides the default roots (a node that receives no CALL and no MSG starts
  * conversations); the algorithm itself treats all messages alike. Messages
- * may come in any order. Returns 0 or BB_ERR_LIMIT (more than 2^32-2 messages). */
+ * may come in any order. Returns 0 or BB_ERR_LIMIT (more than 2^32-2 messages,
+ * or ts_ns outside BB_CONV_TS_MIN..BB_CONV_TS_MAX), with err set. */
 int bb_conv_add(struct bb_conv *c, int64_t ts_ns, enum bb_op op, const char *sender,
                 const char *receiver, const char *path, struct bb_err *err);
 

@@ -463,9 +463,12 @@ int main(int argc, char **argv)
 			goto done;
 		}
 	}
+	int64_t mark = bb_out_mark(fo);
 	int rc = format == 'j'   ? bb_viz_patterns_json(fo, &out, &err)
 	         : format == 't' ? bb_viz_patterns_text(fo, &out, &err)
 	                         : bb_viz_patterns_dot(fo, &out, &err);
+	if (rc < 0)
+		bb_out_cut(fo, mark); /* a full disk leaves no torn document */
 	if (fo != stdout && fclose(fo) != 0 && rc == 0) {
 		bb_err_set(&err, "%s", strerror(errno));
 		rc = BB_ERR_IO;

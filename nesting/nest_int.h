@@ -246,4 +246,13 @@ char *nest_pattern_text(const struct bb_nest *n, const struct pattern *p);
 void nest_export_free(struct bb_nest *n);
 void nest_export(struct bb_nest *n);
 
+/* a - b, saturated: a trace's timestamps may be up to 2^64 ns apart. */
+static inline int64_t nest_sub(int64_t a, int64_t b)
+{
+	int64_t d;
+	if (__builtin_sub_overflow(a, b, &d))
+		d = a < b ? INT64_MIN : INT64_MAX;
+	return d;
+}
+
 #endif

@@ -304,7 +304,7 @@ static void release_root(struct bb_nest *n)
 static void advance_slow(struct bb_nest *n)
 {
 	int64_t skew = n->p.skew_window_ns;
-	while (n->chead && n->chead->ret_ts + skew < n->now) {
+	while (n->chead && nest_sub(n->now, n->chead->ret_ts) > skew) {
 		struct call *c = n->chead;
 		n->chead = c->cnext;
 		if (!n->chead)
@@ -314,10 +314,10 @@ static void advance_slow(struct bb_nest *n)
 		if (scoring(n))
 			call_free(n, c);
 	}
-	while (n->rhead && (skew == 0 || n->rhead->max_ret + skew < n->now))
+	while (n->rhead && (skew == 0 || nest_sub(n->now, n->rhead->max_ret) > skew))
 		release_root(n);
 	if (n->pass == 1 && n->p.open_timeout_ns > 0 && n->now != INT64_MAX)
-		while (n->ghead && n->ghead->call_ts < n->now - n->p.open_timeout_ns)
+		while (n->ghead && n->ghead->call_ts < nest_sub(n->now, n->p.open_timeout_ns))
 			drop_open(n, n->ghead, 1);
 }
 
@@ -326,7 +326,7 @@ static inline void advance(struct bb_nest *n)
 {
 	if (n->chead || n->rhead ||
 	    (n->pass == 1 && n->ghead && n->p.open_timeout_ns > 0 &&
-	     n->ghead->call_ts < n->now - n->p.open_timeout_ns))
+	     n->ghead->call_ts < nest_sub(n->now, n->p.open_timeout_ns)))
 		advance_slow(n);
 }
 
@@ -406,14 +406,14 @@ static struct call *take_open(struct bb_nest *n, uint32_t from, uint32_t to, con
 static size_t candidates(struct bb_nest *n, struct call *c)
 {
 	int64_t skew = n->p.skew_window_ns;
-	int64_t limit = c->call_ts + skew;
+	int64_t limit = nest_sub(c->call_ts, -skew); /* skew >= 0 */
 	size_t nc = 0;
 	for (struct call *p = n->into[c->from].head; p; p = p->nnext) {
 		if (p->call_ts > limit || (p->call_ts == limit && p->seq > c->seq))
 			break;
 		if (p == c)
 			continue;
-		if (!p->open && !(skew > 0 && p->ret_ts >= n->now - skew))
+		if (!p->open && !(skew > 0 && p->ret_ts >= nest_sub(n->now, skew)))
 			continue;
 		if (nc == n->capcand) {
 			n->capcand = n->capcand ? 2 * n->capcand : 64;
@@ -524,7 +524,8 @@ static void finish(struct bb_nest *n)
 {
 	n->now = INT64_MAX;
 	int64_t skew = n->p.skew_window_ns;
-	n->p.skew_window_ns = 0; /* flush everything */
+	/* flush everything: -1 also releases calls that return at INT64_MAX */
+	n->p.skew_window_ns = -1;
 	advance(n);
 	n->p.skew_window_ns = skew;
 	if (n->pass == 1) {

@@ -69,9 +69,9 @@ static void shape_of(struct anode *a, const struct call *c)
 static void aggregate(struct bb_nest *n, struct anode *a, const struct call *c,
                       const struct call *parent)
 {
-	nest_hist_add(&a->lat, &n->bins, c->ret_ts - c->call_ts);
+	nest_hist_add(&a->lat, &n->bins, nest_sub(c->ret_ts, c->call_ts));
 	if (parent)
-		nest_hist_add(&a->delay, &n->bins, c->call_ts - parent->call_ts);
+		nest_hist_add(&a->delay, &n->bins, nest_sub(c->call_ts, parent->call_ts));
 	uint32_t i = 0;
 	for (const struct call *ch = c->child; ch; ch = ch->sibling)
 		aggregate(n, &a->children[i++], ch, c);
@@ -103,7 +103,7 @@ void nest_add_instance(struct bb_nest *n, struct call *root)
 		n->st.patterns = n->npat;
 	}
 	struct pattern *p = &n->pat[k];
-	int64_t lat = root->ret_ts - root->call_ts;
+	int64_t lat = nest_sub(root->ret_ts, root->call_ts);
 	p->count++;
 	p->root_lat_sum += (double)lat;
 	nest_hist_add(&p->root.lat, &n->bins, lat);

@@ -153,7 +153,7 @@ void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand,
 	for (size_t i = 0; i < nc; i++) {
 		struct triple *t =
 		    pool ? pool : nest_triple(n, cand[i]->from, child->from, child->to, 1);
-		t->h[sb_bin(n, child->call_ts - cand[i]->call_ts)] += w;
+		t->h[sb_bin(n, nest_sub(child->call_ts, cand[i]->call_ts))] += w;
 	}
 }
 
@@ -251,7 +251,7 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 		struct call *par = cand[i];
 		struct triple *t =
 		    pooled ? pool : nest_triple(n, par->from, child->from, child->to, 0);
-		uint32_t bk = sb_bin(n, child->call_ts - par->call_ts);
+		uint32_t bk = sb_bin(n, nest_sub(child->call_ts, par->call_ts));
 		double s = t ? t->h[bk] * n->binw[bk] * t->norm : 0;
 		if (s > 0 && n->rsb.n)
 			s *= return_factor(n, par, child);

@@ -170,7 +170,10 @@ const char *bb_reader_name(const struct bb_reader *r);
  * values percent-encoded (see docs/trace-format.md). */
 struct bb_writer;
 
-/* Writes to path ("-" is standard output). Returns new or NULL with err set. */
+/* Writes to path ("-" is standard output, written with write(2) after stdio's
+ * pending output). When a write to a regular file fails part way (a full
+ * disk), the file is cut back to its last complete line. Returns new or NULL
+ * with err set. */
 struct bb_writer *bb_writer_open(const char *path, struct bb_err *err);
 /* Writes to an open stream; borrows fp (not closed by bb_writer_close). */
 struct bb_writer *bb_writer_fopen(FILE *fp, const char *name, struct bb_err *err);
@@ -195,5 +198,15 @@ int bb_writer_close(struct bb_writer *w, struct bb_err *err);
 
 /* Percent-encode s[0..len) into a new string for a trace field (caller frees). */
 char *bb_pct_encode(const char *s, size_t len);
+
+/* ---- other outputs (dot, JSON, text through stdio) ----------------------------- */
+
+/* Where output to fp starts: its offset in a regular file (the end when
+ * opened for appending), -1 for anything else. Call before writing. */
+int64_t bb_out_mark(FILE *fp);
+/* After a write error on fp (a full disk): drops the bytes stdio still holds
+ * and cuts a regular file back to mark, so that no torn document is left
+ * behind; what was in the file before mark stays. mark -1 does nothing. */
+void bb_out_cut(FILE *fp, int64_t mark);
 
 #endif

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,10 +12,12 @@
 /*
  * Lines are formatted straight into one large buffer and written only as
  * whole lines (the buffer is flushed before a line that would not fit), so a
- * reader of a half-written trace never sees a torn line unless the disk fills
- * mid-write. A file opened by path is written with write(2) directly; a
- * borrowed stream through fwrite and fflush. The first error sticks: every
- * later call returns it again and close reports it.
+ * reader of a half-written trace never sees a torn line. A file opened by
+ * path, and standard output, are written with write(2) directly; a borrowed
+ * stream through fwrite and fflush. When a write to a regular file fails
+ * part way (the disk fills), the file is cut back to the last complete line
+ * written, so it still reads back. The first error sticks: every later call
+ * returns it again and close reports it.
  */
 
 #define WBUF_CAP (1u << 20)
@@ -22,7 +25,8 @@
 struct bb_writer {
 	char *name;
 	FILE *fp;   /* borrowed stream, or NULL */
-	int fd;     /* our file, or -1 */
+	int fd;     /* our file or standard output, or -1 */
+	int own_fd; /* fd is ours to close */
 	char *buf;
 	size_t len, cap;
 	int failed;
@@ -90,14 +94,34 @@ static int raw_write(struct bb_writer *w, const char *p, size_t n, struct bb_err
 			return wfail(w, err, errno ? errno : EIO);
 		return 0;
 	}
+	/* Where this buffer of whole lines starts, in a regular file: -1 otherwise. */
+	struct stat sb;
+	off_t start = -1;
+	int append = 0;
+	if (fstat(w->fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		int fl = fcntl(w->fd, F_GETFL);
+		append = fl >= 0 && (fl & O_APPEND);
+		start = append ? sb.st_size : lseek(w->fd, 0, SEEK_CUR);
+	}
+	const char *p0 = p;
 	while (n) {
 		ssize_t k = write(w->fd, p, n);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k < 0)
-			return wfail(w, err, errno);
-		if (k == 0)
-			return wfail(w, err, EIO);
+		if (k <= 0) {
+			int e = k < 0 ? errno : EIO;
+			/* Cut the torn last line off: the file keeps every complete line
+			 * that fitted, the buffer starting with a whole line. */
+			if (start >= 0) {
+				size_t keep = (size_t)(p - p0);
+				while (keep && p0[keep - 1] != '\n')
+					keep--;
+				off_t cut = start + (off_t)keep;
+				if (ftruncate(w->fd, cut) == 0 && !append)
+					(void)lseek(w->fd, cut, SEEK_SET);
+			}
+			return wfail(w, err, e);
+		}
 		p += k;
 		n -= (size_t)k;
 	}
@@ -135,13 +159,14 @@ static int reserve(struct bb_writer *w, size_t need, struct bb_err *err)
 	return 0;
 }
 
-static struct bb_writer *new_writer(const char *name, FILE *fp, int fd)
+static struct bb_writer *new_writer(const char *name, FILE *fp, int fd, int own_fd)
 {
 	struct bb_writer *w = bb_xcalloc(1, sizeof *w);
 
 	w->name = bb_xstrndup(name, strlen(name));
 	w->fp = fp;
 	w->fd = fd;
+	w->own_fd = own_fd;
 	w->cap = WBUF_CAP;
 	w->buf = bb_xmalloc(w->cap);
 	memcpy(w->buf, "#bbtrace 1\n", 11);
@@ -155,21 +180,24 @@ struct bb_writer *bb_writer_open(const char *path, struct bb_err *err)
 {
 	int fd;
 
-	if (!strcmp(path, "-"))
-		return new_writer("<stdout>", stdout, -1);
+	if (!strcmp(path, "-")) {
+		/* write(2) on descriptor 1, after whatever stdio holds for it */
+		fflush(stdout);
+		return new_writer("<stdout>", NULL, STDOUT_FILENO, 0);
+	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0) {
 		bb_err_set(err, "%s: cannot open for writing: %s", path, strerror(errno));
 		return NULL;
 	}
-	return new_writer(path, NULL, fd);
+	return new_writer(path, NULL, fd, 1);
 }
 
 /* Borrows fp (flushed, never closed, by bb_writer_close); name is copied. */
 struct bb_writer *bb_writer_fopen(FILE *fp, const char *name, struct bb_err *err)
 {
 	(void)err;
-	return new_writer(name ? name : "<stream>", fp, -1);
+	return new_writer(name ? name : "<stream>", fp, -1, 0);
 }
 
 /* Writes "#text\n". text must not hold a line break, nor be a "bbtrace"
@@ -305,7 +333,7 @@ int bb_writer_close(struct bb_writer *w, struct bb_err *err)
 	if (!w)
 		return 0;
 	rc = bb_writer_flush(w, err);
-	if (w->fd >= 0) {
+	if (w->fd >= 0 && w->own_fd) {
 		if (close(w->fd) && !rc)
 			rc = wfail(w, err, errno);
 	}

@@ -23,6 +23,18 @@ const char *bb_viz_jansson_version(void)
 /* cgraph 2.x takes char * for strings it only reads. */
 #define S(x) ((char *)(uintptr_t)(x))
 
+/* A mean in ns, rounded, as int64_t: saturated, since the latencies of a
+ * trace with timestamps 2^63 ns apart average beyond int64_t's range. */
+static int64_t mean_ns(double m)
+{
+	if (!(m < 9223372036854775807.0))
+		return m != m ? 0 : INT64_MAX;
+	if (m < -9223372036854775807.0)
+		return INT64_MIN;
+	double r = m + 0.5;
+	return r < 9223372036854775807.0 ? (int64_t)r : INT64_MAX;
+}
+
 static void set(void *obj, const char *key, const char *val)
 {
 	agsafeset(obj, S(key), S(val), S(""));
@@ -37,7 +49,7 @@ static Agnode_t *dot_node(Agraph_t *sub, const struct bb_vnode *v, unsigned rank
 	size_t len = strlen(name) + BB_DUR_BUFSZ + 4;
 	char *label = bb_xmalloc(len);
 	if (v->latency.n) {
-		bb_viz_fmt_ns_ascii((int64_t)(v->latency.mean + 0.5), dur);
+		bb_viz_fmt_ns_ascii(mean_ns(v->latency.mean), dur);
 		snprintf(label, len, "%s\\n%s", name, dur);
 	} else {
 		snprintf(label, len, "%s", name);
@@ -50,7 +62,7 @@ static Agnode_t *dot_node(Agraph_t *sub, const struct bb_vnode *v, unsigned rank
 		Agnode_t *cn = dot_node(sub, c, rank, seq);
 		Agedge_t *e = agedge(sub, nd, cn, NULL, 1);
 		if (c->call_delay.n) {
-			bb_viz_fmt_ns_ascii((int64_t)(c->call_delay.mean + 0.5), dur);
+			bb_viz_fmt_ns_ascii(mean_ns(c->call_delay.mean), dur);
 			set(e, "label", dur);
 		}
 	}
@@ -135,13 +147,13 @@ static void text_node(FILE *out, const struct bb_vnode *v, int depth)
 	char m[BB_DUR_BUFSZ], p50[BB_DUR_BUFSZ], p90[BB_DUR_BUFSZ], p99[BB_DUR_BUFSZ],
 		mx[BB_DUR_BUFSZ], d[BB_DUR_BUFSZ];
 	const struct bb_vstat *l = &v->latency;
-	bb_viz_fmt_ns((int64_t)(l->mean + 0.5), m);
+	bb_viz_fmt_ns(mean_ns(l->mean), m);
 	bb_viz_fmt_ns(l->p50, p50);
 	bb_viz_fmt_ns(l->p90, p90);
 	bb_viz_fmt_ns(l->p99, p99);
 	bb_viz_fmt_ns(l->max, mx);
 	if (v->call_delay.n)
-		bb_viz_fmt_ns((int64_t)(v->call_delay.mean + 0.5), d);
+		bb_viz_fmt_ns(mean_ns(v->call_delay.mean), d);
 	else
 		strcpy(d, "-");
 	int ind = 2 * depth;

@@ -12,3 +12,8 @@ bb_cli_test(robust_noshell robust_noshell.sh)
 # network namespaces; needs root, ip(8) and python3; skips (77) otherwise.
 bb_cli_test(robust_bbcap_live robust_bbcap_live.sh)
 set_tests_properties(cli_robust_bbcap_live PROPERTIES TIMEOUT 180 RUN_SERIAL ON)
+# Every writer when the disk fills part way (a file size limit; as root also
+# a 64 KB tmpfs): a clear error, exit 1,
+# whole lines kept in traces, no torn dot/JSON/text.
+bb_cli_test(robust_fulldisk robust_fulldisk.sh)
+set_tests_properties(cli_robust_fulldisk PROPERTIES TIMEOUT 600)

@@ -3,7 +3,8 @@
 # mid-packet (decodes what is there, warns with the packet it stopped after,
 # exit 0), a file that is not a pcap, an empty file, a missing file (exit 1,
 # one "bbcap: error:" line), -w /dev/full (exit 1, no leak), and SIGPIPE when
-# the reader of "-w -" exits early (no crash or sanitizer report; 0 or 1).
+# the reader of "-w -" exits early (no crash or sanitizer report; 0 or 1),
+# and DNS names holding syntax and control bytes (one well-formed line each).
 set -u
 : "${BB_BIN:?}" "${BB_SRC:?}" "${BB_TMP:?}"
 mkdir -p "$BB_TMP"
@@ -111,6 +112,61 @@ PYEOF
 	echo "SIGPIPE: exit $rc, stderr: $(cat err)"
 else
 	echo "note: python3 not found: SIGPIPE case not run"
+fi
+
+# 7. packet bytes that look like syntax: DNS questions whose names hold tabs,
+# line breaks, NUL, '%', quotes, braces, '->', <script> and 0xff (labels are
+# length-prefixed, so any byte goes). Each exchange is still one CALL and one
+# RET line of exactly the trace's fields (the writer percent-encodes), the
+# trace reads back strictly, and bbnest's and bbconv's dot, JSON and text
+# outputs parse (dot -Tsvg, json.load) and hold no raw control byte.
+if [ -n "$PY" ]; then
+	$PY - inject.pcap <<'PYEOF'
+import struct, sys
+def pkt(src, dst, sport, dport, payload):
+    udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0, bytes(src), bytes(dst))
+    return b"\x02\0\0\0\0\x01\x02\0\0\0\0\x02\x08\x00" + ip + udp
+labels = [b'a\tb\nc', b'%00%', b'"};\n->', b'<script>', b'\x00\x01\x1b[31m', b'\xff\\"', b'digraph evil {']
+def dns(qid, resp, i):
+    q = b"".join(bytes([len(l)]) + l for l in labels[i % len(labels):] + labels[:i % len(labels)]) + b"\0\0\1\0\1"
+    return struct.pack("!HHHHHH", qid, 0x8180 if resp else 0x0100, 1, 0, 0, 0) + q
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    c, s = [10, 1, 0, 1], [10, 1, 0, 53]
+    for i in range(70):
+        t = 1700000000 * 10**6 + i * 1000
+        for src, dst, sp, dp, r, dt in ((c, s, 20000 + i, 53, 0, 0), (s, c, 53, 20000 + i, 1, 200)):
+            p = pkt(src, dst, sp, dp, dns(i, r, i))
+            f.write(struct.pack("<IIII", (t + dt) // 10**6, (t + dt) % 10**6, len(p), len(p)) + p)
+PYEOF
+	timeout 60 "$cap" -q -r inject.pcap -w inject.tr 2>err
+	rc=$?
+	san err
+	[ $rc -eq 0 ] || no "hostile names: bbcap exit $rc: $(cat err)"
+	n=$(grep -c -v '^#' inject.tr)
+	[ "$n" = 140 ] || no "hostile names: $n records, want 140 (one per packet)"
+	bad=$(grep -v '^#' inject.tr | awk -F '\t' 'NF < 5 || ($2 != "CALL" && $2 != "RET")' | head -3)
+	[ -z "$bad" ] || no "hostile names: malformed record lines: $bad"
+	LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" inject.tr && no "hostile names: raw control byte in the trace"
+	grep -q 'req=.*%0A' inject.tr || no "hostile names: the encoded line break is missing: $(grep -m1 req= inject.tr)"
+	timeout 60 "$BB_BIN/bbskew" inject.tr >inject2.tr 2>err || no "hostile names: the trace does not read back strictly: $(cat err)"
+	[ "$(grep -c -v '^#' inject2.tr)" = 140 ] || no "hostile names: bbskew read $(grep -c -v '^#' inject2.tr) records"
+	for p in bbnest bbconv; do
+		[ $p = bbconv ] && q='-q 0.0001 --min-count 1' || q=
+		for fmt in --dot --json --text; do
+			timeout 60 "$BB_BIN/$p" $q $fmt inject.tr >inj.out 2>err || no "hostile names: $p $fmt failed: $(cat err)"
+			san err
+			LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" inj.out && no "hostile names: $p $fmt: raw control byte"
+			case $fmt in
+			--dot) if command -v dot >/dev/null; then
+				dot -Tsvg inj.out >inj.svg 2>err || no "hostile names: $p dot does not parse: $(cat err)"
+			fi ;;
+			--json) $PY -c 'import json,sys; json.load(open(sys.argv[1]))' inj.out ||
+				no "hostile names: $p JSON does not parse" ;;
+			esac
+		done
+	done
 fi
 
 [ -f failed ] && fail=1

@@ -4,7 +4,8 @@
 # line, exit 2), 10 KB ids, output on /dev/full (exit 1), and node names and
 # req= values holding control bytes and dot/JSON/HTML syntax: the dot is ONE
 # graph that dot -Tsvg parses, the JSON parses, the text holds no raw control
-# byte. No sanitizer report anywhere.
+# byte; timestamps at the ends of int64 (bbconv: exit 2 naming the line) and
+# bbconv durations too large (exit 2). No sanitizer report anywhere.
 set -u
 : "${BB_BIN:?}" "${BB_SRC:?}" "${BB_TMP:?}"
 mkdir -p "$BB_TMP"
@@ -125,6 +126,29 @@ run inj-bbskew2 0 bbskew inj-bbskew.out
 [ "$(grep -c . inj-bbskew.out)" = 161 ] || no "inj-bbskew: $(grep -c . inj-bbskew.out) lines, want 161"
 cmp -s inj-bbskew.out inj-bbskew2.out || no "inj-bbskew: not canonical: $(diff inj-bbskew.out inj-bbskew2.out | head -4)"
 checktext inj-bbskew
+
+# extreme timestamps (the trace format allows -9223372036.854775808 to
+# 9223372036.854775807 s): bbnest and bbskew take them; bbconv, whose
+# quanta are differences of timestamps, refuses one outside +-2^62 ns with
+# an error naming the line (it used to overflow int64: UBSan)
+printf '#bbtrace 1\n-1.000000001\tCALL\ta\tb\tx\n0.5\tCALL\tb\tc\ty\n9223372036.854775807\tRET\tb\ta\tx\n' >wide.tr
+run wide-bbnest 0 bbnest --text wide.tr
+# (bbnest overflowed computing the latency, and with a skew window it also
+# never freed a call that returns at the largest time: both fixed)
+run wide-bbnest-skew 0 bbnest --skew-window 0.001 --json wide.tr
+run wide-bbnest-oracle 0 bbnest --oracle --text wide.tr
+run wide-bbskew 0 bbskew wide.tr
+run wide-bbconv 2 bbconv wide.tr
+want='bbconv: error: wide.tr:4: timestamp 9223372036.854775807 is outside the range of the convolution (+-2^62 ns around 1970: years 1824 to 2116)'
+[ "$(cat wide-bbconv.err)" = "$want" ] || no "wide-bbconv: stderr '$(cat wide-bbconv.err)', want '$want'"
+# bbconv's durations: a skew window of 10^8 lags (it took 35 s and 6 GB for a
+# 2-message trace) and durations that would overflow are usage errors
+run bigskew-bbconv 2 bbconv --skew 100000 -q 1ms --max-delay 1 unmatched.tr
+grep -q '^bbconv: the skew window (skew / quantum) exceeds 2^22 quanta: lower --skew or raise the quantum$' bigskew-bbconv.err ||
+	no "bigskew-bbconv: stderr '$(cat bigskew-bbconv.err)'"
+run bigtol-bbconv 2 bbconv --tolerance 9000000000 unmatched.tr
+grep -q '^bbconv: the quantum, tolerance, maximum delay and skew must each be at most 2^50 ns (13 days)$' bigtol-bbconv.err ||
+	no "bigtol-bbconv: stderr '$(cat bigtol-bbconv.err)'"
 
 # full disk: -o /dev/full and standard output on /dev/full
 for p in bbnest bbconv bbskew; do

@@ -16,11 +16,34 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static char input_path[4096];
+
+static void remove_input(void)
+{
+	unlink(input_path);
+}
+
+/* One temporary file per process (mkstemp in $TMPDIR), rewritten for each
+ * input: libpcap reads a capture by name. */
+static const char *input_file(void)
+{
+	if (!input_path[0]) {
+		const char *dir = getenv("TMPDIR");
+		snprintf(input_path, sizeof input_path, "%s/fuzz_capture_XXXXXX",
+		         dir && *dir ? dir : "/tmp");
+		int fd = mkstemp(input_path);
+		if (fd < 0)
+			abort();
+		close(fd);
+		atexit(remove_input);
+	}
+	return input_path;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[64];
+	const char *path = input_file();
 	struct bb_err err;
-	snprintf(path, sizeof path, "/tmp/fuzz_capture_%d.pcap", (int)getpid());
 	FILE *f = fopen(path, "wb");
 	if (!f)
 		return 0;

@@ -1,14 +1,19 @@
 /* replay.c - runs a fuzz target's LLVMFuzzerTestOneInput over files, without libFuzzer */
 /* SPDX-License-Identifier: MIT */
 /*
- * Usage: replay_TARGET PATH...  Each PATH is a file or a directory (its regular
- * files, in name order, not recursive). Every input is run once; a crash or a
- * sanitizer report fails the test, and a file that cannot be read is an error
- * (exit 2). Prints how many inputs ran. Linked with one fuzz_TARGET.c in every
- * build, so ctest replays each corpus and each regression input.
+ * Usage: replay_TARGET [--need DIR] PATH...  Each PATH is a file, a directory
+ * (its regular files, in name order, not recursive) or a glob(3) pattern
+ * expanded when the test runs. Every input is run once; a crash or a
+ * sanitizer report fails the test, and a file that cannot be read or a
+ * pattern that matches nothing is an error (exit 2). Prints how many inputs
+ * ran. --need DIR: when DIR is absent (inputs outside the repository, such as
+ * ../shared), say so and exit 77, which ctest reports as a skip. Linked with
+ * one fuzz_TARGET.c in every build, so ctest replays each corpus and each
+ * regression input.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,27 +111,66 @@ static int run_dir(const char *dir, unsigned long *count)
 	return rc;
 }
 
+static int run_path(const char *path, unsigned long *count)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0) {
+		fprintf(stderr, "replay: error: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(sb.st_mode))
+		return run_dir(path, count);
+	if (run_file(path) != 0)
+		return -1;
+	(*count)++;
+	return 0;
+}
+
+/* A pattern, expanded now: the files it names may change after configuring. */
+static int run_glob(const char *pattern, unsigned long *count)
+{
+	glob_t g;
+	int grc = glob(pattern, 0, NULL, &g);
+	if (grc != 0) {
+		fprintf(stderr, "replay: error: %s: %s\n", pattern,
+		        grc == GLOB_NOMATCH ? "no file matches" : "cannot expand");
+		if (grc != GLOB_NOSPACE)
+			globfree(&g);
+		return -1;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		if (run_path(g.gl_pathv[i], count) != 0)
+			rc = -1;
+	globfree(&g);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long count = 0;
-	int rc = 0;
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s FILE-OR-DIR...\n", argv[0]);
+	int rc = 0, first = 1;
+	if (argc > 2 && !strcmp(argv[1], "--need")) {
+		struct stat sb;
+		if (stat(argv[2], &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+			printf("%s: skipped: %s is absent (inputs outside the repository)\n", argv[0],
+			       argv[2]);
+			return 77;
+		}
+		first = 3;
+	}
+	if (argc <= first) {
+		fprintf(stderr, "usage: %s [--need DIR] FILE-DIR-OR-PATTERN...\n", argv[0]);
 		return 2;
 	}
-	for (int i = 1; i < argc; i++) {
-		struct stat sb;
-		if (stat(argv[i], &sb) != 0) {
-			fprintf(stderr, "replay: error: %s: %s\n", argv[i], strerror(errno));
-			rc = -1;
-		} else if (S_ISDIR(sb.st_mode)) {
-			if (run_dir(argv[i], &count) != 0)
+	for (int i = first; i < argc; i++) {
+		if (strpbrk(argv[i], "*?[")) {
+			if (run_glob(argv[i], &count) != 0)
 				rc = -1;
-		} else if (run_file(argv[i]) == 0) {
-			count++;
-		} else {
-			rc = -1;
+			continue;
 		}
+		if (run_path(argv[i], &count) != 0)
+			rc = -1;
 	}
 	printf("%s: %lu inputs replayed\n", argv[0], count);
 	return rc ? 2 : 0;
