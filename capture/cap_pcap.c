@@ -110,7 +110,9 @@ static void map_file(struct cap_src *s, const char *path)
 	struct stat sb;
 	void *m = MAP_FAILED;
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 24)
-		m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		/* Writable copy-on-write pages: libnids edits IP options in the
+		 * packet it is given (ip_options_compile), never the file. */
+		m = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
 		return;
