@@ -76,6 +76,7 @@ struct call {
 
 struct node_list {
 	struct call *head, *tail;
+	uint64_t ncalls; /* pass 1: call pairs into this node (--reassign) */
 };
 
 /* Pass 1 records every message in 16 bytes when the budget allows, so that

@@ -452,8 +452,11 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 	c->id = NULL;
 	if (n->pass == 1)
 		n->st.call_pairs++;
-	if (n->pass == 1 && n->mode == BB_NEST_INFER && n->p.scoreboard == BB_NEST_SB_CALLER)
+	if (n->pass == 1 && n->mode == BB_NEST_INFER &&
+	    (n->p.scoreboard == BB_NEST_SB_CALLER || n->p.reassign)) {
 		nest_pair_count(n, c->from, c->to);
+		n->into[c->to].ncalls++;
+	}
 
 	size_t nc = candidates(n, c);
 	if (nc) {

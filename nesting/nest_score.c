@@ -235,40 +235,134 @@ void nest_bin_weights(struct bb_nest *n)
 
 static double return_factor(struct bb_nest *n, const struct call *par, const struct call *child);
 
-/* FindNestedPairs for one child: raw score from the scoreboard (times the
- * return-side factor when there are return-side histograms), scaled by the
- * overlapping-, same- and generic-child penalties over the children already
- * given to each candidate; the highest wins, ties go to the earliest. */
+/* The score of par as child's parent: raw score from the scoreboard (times
+ * the return-side factor when there are return-side histograms), scaled by
+ * the overlapping-, same- and generic-child penalties over the children
+ * already given to par, leaving out `skip` (a child about to move). */
+static double parent_score(struct bb_nest *n, struct call *par, const struct call *child,
+                           const struct call *skip)
+{
+	const struct bb_nest_params *p = &n->p;
+	struct triple *t = p->scoreboard == BB_NEST_SB_EDGE
+	                       ? nest_triple(n, NEST_ANY, child->from, child->to, 0)
+	                       : nest_triple(n, par->from, child->from, child->to, 0);
+	uint32_t bk = sb_bin(n, child->call_ts - par->call_ts);
+	double s = t ? t->h[bk] * n->binw[bk] * t->norm : 0;
+	if (s > 0 && n->rsb.n)
+		s *= return_factor(n, par, child);
+	if (s > 0 && par->nchildren) {
+		uint32_t overlap = 0, same = 0, k = 0;
+		for (struct call *ch = par->child; ch; ch = ch->sibling) {
+			if (ch == skip)
+				continue;
+			k++;
+			overlap += ch->call_ts < child->ret_ts && child->call_ts < ch->ret_ts;
+			same += ch->to == child->to;
+		}
+		s *= penalty_of(n, 0, overlap, p->penalty_x) * penalty_of(n, 1, same, p->penalty_y) *
+		     penalty_of(n, 2, k, p->penalty_z);
+	}
+	return s;
+}
+
+/* --reassign: how many children into c a call into b may have, from pass
+ * 1's counts: ceil(b->c call pairs / call pairs into b); 0 = no limit. */
+static uint32_t child_cap(struct bb_nest *n, uint32_t b, uint32_t c)
+{
+	struct pairc *e = pc_find(n, b, c, 0);
+	uint64_t into = b < n->ninto ? n->into[b].ncalls : 0;
+	if (!e || !into)
+		return 0;
+	uint64_t cap = (e->n + into - 1) / into;
+	return cap > UINT32_MAX ? 0 : (uint32_t)cap;
+}
+
+static uint32_t children_into(const struct call *par, uint32_t to)
+{
+	uint32_t k = 0;
+	for (struct call *ch = par->child; ch; ch = ch->sibling)
+		k += ch->to == to;
+	return k;
+}
+
+/* --reassign, for a candidate par that already has cap children into
+ * child->to: the best way to make room, moving one of those children (*out)
+ * to another candidate (*to) that began before it, was open at its return
+ * and has room. Returns score(out, to) / score(out, par), 0 when no move. */
+static double make_room(struct bb_nest *n, struct call *par, const struct call *child,
+                        uint32_t cap, struct call **cand, size_t nc, struct call **out,
+                        struct call **to)
+{
+	int64_t skew = n->p.skew_window_ns;
+	double best = 0;
+	for (struct call *ch = par->child; ch; ch = ch->sibling) {
+		if (ch->to != child->to)
+			continue;
+		double here = parent_score(n, par, ch, ch);
+		if (here <= 0)
+			continue;
+		for (size_t i = 0; i < nc; i++) {
+			struct call *q = cand[i];
+			if (q == par || q->call_ts > ch->call_ts + skew ||
+			    (!q->open && q->ret_ts + skew < ch->ret_ts) ||
+			    children_into(q, child->to) >= cap)
+				continue;
+			double r = parent_score(n, q, ch, NULL) / here;
+			if (r > best) {
+				best = r;
+				*out = ch;
+				*to = q;
+			}
+		}
+	}
+	return best;
+}
+
+static void detach(struct call *par, struct call *child)
+{
+	struct call **pp = &par->child;
+	while (*pp != child)
+		pp = &(*pp)->sibling;
+	*pp = child->sibling;
+	child->sibling = NULL;
+	child->parent = NULL;
+	par->nchildren--;
+}
+
+/* FindNestedPairs for one child: each candidate's parent_score; the highest
+ * wins, ties go to the earliest. With --reassign, a candidate that already
+ * has as many children into the child's callee as child_cap allows scores
+ * its own score times the best make_room ratio (a tiny fraction of it when
+ * no move is possible), and winning it moves that child out: a one-step
+ * augmenting path of the assignment of children to parents. */
 struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
                                 size_t nc)
 {
-	const struct bb_nest_params *p = &n->p;
-	struct call *best = NULL;
+	struct call *best = NULL, *bout = NULL, *bto = NULL;
 	double best_score = -1;
-	int pooled = p->scoreboard == BB_NEST_SB_EDGE;
-	struct triple *pool = pooled ? nest_triple(n, NEST_ANY, child->from, child->to, 0) : NULL;
+	uint32_t cap = n->p.reassign ? child_cap(n, child->from, child->to) : 0;
 	for (size_t i = 0; i < nc; i++) {
-		struct call *par = cand[i];
-		struct triple *t =
-		    pooled ? pool : nest_triple(n, par->from, child->from, child->to, 0);
-		uint32_t bk = sb_bin(n, child->call_ts - par->call_ts);
-		double s = t ? t->h[bk] * n->binw[bk] * t->norm : 0;
-		if (s > 0 && n->rsb.n)
-			s *= return_factor(n, par, child);
-		if (s > 0 && par->nchildren) {
-			uint32_t overlap = 0, same = 0;
-			for (struct call *ch = par->child; ch; ch = ch->sibling) {
-				overlap += ch->call_ts < child->ret_ts && child->call_ts < ch->ret_ts;
-				same += ch->to == child->to;
-			}
-			s *= penalty_of(n, 0, overlap, p->penalty_x) *
-			     penalty_of(n, 1, same, p->penalty_y) *
-			     penalty_of(n, 2, par->nchildren, p->penalty_z);
+		struct call *par = cand[i], *out = NULL, *to = NULL;
+		double s = parent_score(n, par, child, NULL);
+		if (s > 0 && cap && children_into(par, child->to) >= cap) {
+			double r = make_room(n, par, child, cap, cand, nc, &out, &to);
+			s *= r > 0 ? r : 1e-6;
+			if (r <= 0)
+				out = to = NULL;
 		}
 		if (s > best_score) {
 			best_score = s;
 			best = par;
+			bout = out;
+			bto = to;
 		}
+	}
+	if (bout) {
+		detach(best, bout);
+		nest_attach(bto, bout);
+		for (struct call *c = bto; c && c->max_ret < bout->max_ret; c = c->parent)
+			c->max_ret = bout->max_ret;
+		n->st.reassigned++;
 	}
 	return best;
 }
