@@ -265,54 +265,62 @@ static double parent_score(struct bb_nest *n, struct call *par, const struct cal
 	return s;
 }
 
-/* --reassign: how many children into c a call into b may have, from pass
- * 1's counts: ceil(b->c call pairs / call pairs into b); 0 = no limit. */
-static uint32_t child_cap(struct bb_nest *n, uint32_t b, uint32_t c)
+/* --reassign: whether a call into b has at most one child into c, as far
+ * as pass 1's counts tell: there are no more b->c call pairs than call
+ * pairs into b (a thousandth more is allowed for unmatched calls). Two
+ * different callees are never taken to exclude each other: counts cannot
+ * tell "one of the two" from "each half the time", and on the multi-tier
+ * traces that pair constraint made instances worse (docs/nesting.md). */
+static int conflict(struct bb_nest *n, uint32_t b, uint32_t x, uint32_t y)
 {
-	struct pairc *e = pc_find(n, b, c, 0);
-	uint64_t into = b < n->ninto ? n->into[b].ncalls : 0;
-	if (!e || !into)
+	if (x != y)
 		return 0;
-	uint64_t cap = (e->n + into - 1) / into;
-	return cap > UINT32_MAX ? 0 : (uint32_t)cap;
+	uint64_t into = b < n->ninto ? n->into[b].ncalls : 0;
+	struct pairc *e = pc_find(n, b, x, 0);
+	return into && e && e->n <= into + into / 1000;
 }
 
-static uint32_t children_into(const struct call *par, uint32_t to)
+/* The child of par (leaving out skip) that child conflicts with: the only
+ * one, NULL when none; *many set when more than one. */
+static struct call *conflicting(struct bb_nest *n, const struct call *par,
+                                const struct call *skip, const struct call *child, int *many)
 {
-	uint32_t k = 0;
-	for (struct call *ch = par->child; ch; ch = ch->sibling)
-		k += ch->to == to;
-	return k;
+	struct call *hit = NULL;
+	*many = 0;
+	for (struct call *ch = par->child; ch; ch = ch->sibling) {
+		if (ch == skip || !conflict(n, child->from, ch->to, child->to))
+			continue;
+		if (hit) {
+			*many = 1;
+			return hit;
+		}
+		hit = ch;
+	}
+	return hit;
 }
 
-/* --reassign, for a candidate par that already has cap children into
- * child->to: the best way to make room, moving one of those children (*out)
- * to another candidate (*to) that began before it, was open at its return
- * and has room. Returns score(out, to) / score(out, par), 0 when no move. */
-static double make_room(struct bb_nest *n, struct call *par, const struct call *child,
-                        uint32_t cap, struct call **cand, size_t nc, struct call **out,
-                        struct call **to)
+/* --reassign, for a candidate par that already has a child (out) that child
+ * conflicts with: the best candidate (*to) to move it to, one that began
+ * before it, was open at its return and has no child it conflicts with.
+ * Returns score(out, to) / score(out, par), 0 when no move. */
+static double make_room(struct bb_nest *n, struct call *par, struct call *out,
+                        struct call **cand, size_t nc, struct call **to)
 {
 	int64_t skew = n->p.skew_window_ns;
-	double best = 0;
-	for (struct call *ch = par->child; ch; ch = ch->sibling) {
-		if (ch->to != child->to)
+	double here = parent_score(n, par, out, out), best = 0;
+	if (here <= 0)
+		return 0;
+	for (size_t i = 0; i < nc; i++) {
+		struct call *q = cand[i];
+		int many;
+		if (q == par || q->call_ts > out->call_ts + skew ||
+		    (!q->open && q->ret_ts + skew < out->ret_ts) ||
+		    conflicting(n, q, NULL, out, &many))
 			continue;
-		double here = parent_score(n, par, ch, ch);
-		if (here <= 0)
-			continue;
-		for (size_t i = 0; i < nc; i++) {
-			struct call *q = cand[i];
-			if (q == par || q->call_ts > ch->call_ts + skew ||
-			    (!q->open && q->ret_ts + skew < ch->ret_ts) ||
-			    children_into(q, child->to) >= cap)
-				continue;
-			double r = parent_score(n, q, ch, NULL) / here;
-			if (r > best) {
-				best = r;
-				*out = ch;
-				*to = q;
-			}
+		double r = parent_score(n, q, out, NULL) / here;
+		if (r > best) {
+			best = r;
+			*to = q;
 		}
 	}
 	return best;
@@ -331,21 +339,23 @@ static void detach(struct call *par, struct call *child)
 
 /* FindNestedPairs for one child: each candidate's parent_score; the highest
  * wins, ties go to the earliest. With --reassign, a candidate that already
- * has as many children into the child's callee as child_cap allows scores
- * its own score times the best make_room ratio (a tiny fraction of it when
- * no move is possible), and winning it moves that child out: a one-step
- * augmenting path of the assignment of children to parents. */
+ * has a child the new one conflicts with (a second child into a callee that
+ * pass 1 saw at most once per call) scores its own score times the best
+ * make_room ratio (a millionth of it when no move is possible, so a child
+ * still finds a parent when all are taken), and winning it moves that child
+ * out: a one-step augmenting path in the assignment of children to parents,
+ * within the calls open at the child's return (memory stays bounded). */
 struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
                                 size_t nc)
 {
 	struct call *best = NULL, *bout = NULL, *bto = NULL;
 	double best_score = -1;
-	uint32_t cap = n->p.reassign ? child_cap(n, child->from, child->to) : 0;
 	for (size_t i = 0; i < nc; i++) {
 		struct call *par = cand[i], *out = NULL, *to = NULL;
 		double s = parent_score(n, par, child, NULL);
-		if (s > 0 && cap && children_into(par, child->to) >= cap) {
-			double r = make_room(n, par, child, cap, cand, nc, &out, &to);
+		int many = 0;
+		if (s > 0 && n->p.reassign && (out = conflicting(n, par, NULL, child, &many))) {
+			double r = many ? 0 : make_room(n, par, out, cand, nc, &to);
 			s *= r > 0 ? r : 1e-6;
 			if (r <= 0)
 				out = to = NULL;
