@@ -112,6 +112,7 @@ static struct pairc *pc_find(struct bb_nest *n, uint32_t a, uint32_t b, int crea
 	n->pc[k].a = a;
 	n->pc[k].b = b;
 	n->pc[k].n = 0;
+	n->pc[k].once = n->pc[k].twice = 0;
 	return &n->pc[k];
 }
 
@@ -119,6 +120,40 @@ static struct pairc *pc_find(struct bb_nest *n, uint32_t a, uint32_t b, int crea
 void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b)
 {
 	pc_find(n, a, b, 1)->n++;
+}
+
+/* Pass 1, --reassign, call c has returned with these candidate parents. A
+ * child whose only candidate is par is surely par's; a second sure child
+ * into the same callee shows that a call into par's node can have two
+ * children into it (twice). When a call returns that was never a candidate
+ * of a child with other candidates, all its children were sure: each callee
+ * it called once counts as seen once (once). See conflict. */
+void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size_t nc)
+{
+	if (nc == 1) {
+		struct call *par = cand[0];
+		uint32_t k = 0, m = par->nsure < 4 ? par->nsure : 4;
+		while (k < m && par->sure_to[k] != c->to)
+			k++;
+		if (k < m)
+			pc_find(n, c->from, c->to, 1)->twice++;
+		else if (par->nsure < 4)
+			par->sure_to[par->nsure] = c->to;
+		par->nsure++;
+	} else {
+		for (size_t i = 0; i < nc; i++)
+			cand[i]->ambiguous = 1;
+	}
+	if (c->ambiguous || c->nsure > 4 || c->nsure == 0)
+		return;
+	n->into[c->to].nobs++;
+	for (uint32_t i = 0; i < c->nsure; i++) {
+		uint32_t same = 0;
+		for (uint32_t j = 0; j < c->nsure; j++)
+			same += c->sure_to[j] == c->sure_to[i];
+		if (same == 1)
+			pc_find(n, c->to, c->sure_to[i], 1)->once++;
+	}
 }
 
 /* After pass 1: each histogram (A, B, C) is scaled by 1 / (A->B call pairs).
@@ -267,9 +302,15 @@ static double parent_score(struct bb_nest *n, struct call *par, const struct cal
 
 /* --reassign: whether a call into b has at most one child into c, as far
  * as pass 1's counts tell: there are no more b->c call pairs than call
- * pairs into b (a thousandth more is allowed for unmatched calls). Two
- * different callees are never taken to exclude each other: counts cannot
- * tell "one of the two" from "each half the time", and on the multi-tier
+ * pairs into b (a thousandth more is allowed for unmatched calls), and no
+ * call into b was seen with two sure children into c (nest_sure_child).
+ * The counts alone cannot tell "once each call" from "twice every other
+ * call", so when some calls into b had all their children sure, one of them
+ * must have had one child into c; when none had (high parallelism: no child
+ * has a single candidate), the counts decide alone and the second case is
+ * taken for the first (docs/nesting.md measures what that costs).
+ * Two different callees are never taken to exclude each other, for the same
+ * reason ("one of the two" or "each half the time"), and on the multi-tier
  * traces that pair constraint made instances worse (docs/nesting.md). */
 static int conflict(struct bb_nest *n, uint32_t b, uint32_t x, uint32_t y)
 {
@@ -277,7 +318,8 @@ static int conflict(struct bb_nest *n, uint32_t b, uint32_t x, uint32_t y)
 		return 0;
 	uint64_t into = b < n->ninto ? n->into[b].ncalls : 0;
 	struct pairc *e = pc_find(n, b, x, 0);
-	return into && e && e->n <= into + into / 1000;
+	return into && e && e->n <= into + into / 1000 && e->twice == 0 &&
+	       (e->once > 0 || n->into[b].nobs == 0);
 }
 
 /* The child of par (leaving out skip) that child conflicts with: the only
