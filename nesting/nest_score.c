@@ -341,6 +341,16 @@ static struct call *conflicting(struct bb_nest *n, const struct call *par,
 	return hit;
 }
 
+/* Whether c is a or hangs under it (a node that calls itself offers calls
+ * under a child as candidates; moving the child there would make a cycle). */
+static int under(const struct call *c, const struct call *a)
+{
+	for (; c; c = c->parent)
+		if (c == a)
+			return 1;
+	return 0;
+}
+
 /* --reassign, for a candidate par that already has a child (out) that child
  * conflicts with: the best candidate (*to) to move it to, one that began
  * before it, was open at its return and has no child it conflicts with.
@@ -357,7 +367,7 @@ static double make_room(struct bb_nest *n, struct call *par, struct call *out,
 		int many;
 		if (q == par || q->call_ts > out->call_ts + skew ||
 		    (!q->open && q->ret_ts + skew < out->ret_ts) ||
-		    conflicting(n, q, NULL, out, &many))
+		    conflicting(n, q, NULL, out, &many) || under(q, out))
 			continue;
 		double r = parent_score(n, q, out, NULL) / here;
 		if (r > best) {
