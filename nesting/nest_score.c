@@ -273,14 +273,16 @@ static double return_factor(struct bb_nest *n, const struct call *par, const str
 /* The score of par as child's parent: raw score from the scoreboard (times
  * the return-side factor when there are return-side histograms), scaled by
  * the overlapping-, same- and generic-child penalties over the children
- * already given to par, leaving out `skip` (a child about to move). */
+ * already given to par, leaving out `skip` (a child about to move). pool:
+ * the per-edge histogram of child's edge when the caller has it, or NULL. */
 static double parent_score(struct bb_nest *n, struct call *par, const struct call *child,
-                           const struct call *skip)
+                           const struct call *skip, struct triple *pool)
 {
 	const struct bb_nest_params *p = &n->p;
-	struct triple *t = p->scoreboard == BB_NEST_SB_EDGE
-	                       ? nest_triple(n, NEST_ANY, child->from, child->to, 0)
-	                       : nest_triple(n, par->from, child->from, child->to, 0);
+	struct triple *t = p->scoreboard != BB_NEST_SB_EDGE
+	                       ? nest_triple(n, par->from, child->from, child->to, 0)
+	                   : pool ? pool
+	                          : nest_triple(n, NEST_ANY, child->from, child->to, 0);
 	uint32_t bk = sb_bin(n, child->call_ts - par->call_ts);
 	double s = t ? t->h[bk] * n->binw[bk] * t->norm : 0;
 	if (s > 0 && n->rsb.n)
@@ -359,7 +361,7 @@ static double make_room(struct bb_nest *n, struct call *par, struct call *out,
                         struct call **cand, size_t nc, struct call **to)
 {
 	int64_t skew = n->p.skew_window_ns;
-	double here = parent_score(n, par, out, out), best = 0;
+	double here = parent_score(n, par, out, out, NULL), best = 0;
 	if (here <= 0)
 		return 0;
 	for (size_t i = 0; i < nc; i++) {
@@ -369,7 +371,7 @@ static double make_room(struct bb_nest *n, struct call *par, struct call *out,
 		    (!q->open && q->ret_ts + skew < out->ret_ts) ||
 		    conflicting(n, q, NULL, out, &many) || under(q, out))
 			continue;
-		double r = parent_score(n, q, out, NULL) / here;
+		double r = parent_score(n, q, out, NULL, NULL) / here;
 		if (r > best) {
 			best = r;
 			*to = q;
@@ -402,9 +404,12 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 {
 	struct call *best = NULL, *bout = NULL, *bto = NULL;
 	double best_score = -1;
+	struct triple *pool = n->p.scoreboard == BB_NEST_SB_EDGE
+	                          ? nest_triple(n, NEST_ANY, child->from, child->to, 0)
+	                          : NULL;
 	for (size_t i = 0; i < nc; i++) {
 		struct call *par = cand[i], *out = NULL, *to = NULL;
-		double s = parent_score(n, par, child, NULL);
+		double s = parent_score(n, par, child, NULL, pool);
 		int many = 0;
 		if (s > 0 && n->p.reassign && (out = conflicting(n, par, NULL, child, &many))) {
 			double r = many ? 0 : make_room(n, par, out, cand, nc, &to);
