@@ -42,6 +42,9 @@ static void usage(FILE *out)
 	        "      --return-score        also score each candidate by the delay from the\n"
 	        "                            child's return to its own (needs the messages in\n"
 	        "                            memory: see --memory)\n"
+	        "      --reassign            a parent call takes at most as many children into\n"
+	        "                            one callee as the call counts support; a child\n"
+	        "                            may move another out of its best parent\n"
 	        "  -w, --skew-window SECONDS loosen nesting comparisons by this much (0.03, 30ms)\n"
 	        "  -b, --bin-range MIN,MAX   histogram range (default 1us,2h)\n"
 	        "      --bin-base B          ratio between bin edges (default 1.05)\n"
@@ -215,6 +218,7 @@ enum {
 	OPT_LENIENT,
 	OPT_MEMORY,
 	OPT_RETURN_SCORE,
+	OPT_REASSIGN,
 	OPT_STATS,
 	OPT_VERSION,
 };
@@ -241,6 +245,7 @@ static const struct option longopts[] = {
 	{"lenient", no_argument, NULL, OPT_LENIENT},
 	{"memory", required_argument, NULL, OPT_MEMORY},
 	{"return-score", no_argument, NULL, OPT_RETURN_SCORE},
+	{"reassign", no_argument, NULL, OPT_REASSIGN},
 	{"stats", no_argument, NULL, OPT_STATS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
@@ -374,6 +379,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_RETURN_SCORE:
 			p.return_score = 1;
+			break;
+		case OPT_REASSIGN:
+			p.reassign = 1;
 			break;
 		case OPT_MEMORY:
 			if (parse_count(optarg, &u) != 0 || u > ((uint64_t)SIZE_MAX >> 20))

@@ -58,6 +58,8 @@ struct call {
 	uint64_t line;
 	uint32_t from, to;        /* node indices (the run's own table) */
 	uint32_t nchildren;
+	uint32_t sure_to[4];      /* pass 1, --reassign: callees of its sure children */
+	uint32_t nsure;           /* how many (more than 4: not all kept) */
 	uint32_t ridx;            /* pass 1: index of its CALL in the recorded records */
 	uint64_t idhash;
 	char *id;                 /* while open: idbuf, or allocated when longer */
@@ -72,10 +74,13 @@ struct call {
 	struct call *parent;
 	struct call *child, *sibling;       /* children in call order */
 	unsigned open : 1, linked : 1, path_borrowed : 1;
+	unsigned ambiguous : 1;   /* pass 1, --reassign: a candidate of a child with others */
 };
 
 struct node_list {
 	struct call *head, *tail;
+	uint64_t ncalls; /* pass 1: call pairs into this node (--reassign) */
+	uint64_t nobs;   /* pass 1: of them, with children all sure (--reassign) */
 };
 
 /* Pass 1 records every message in 16 bytes when the budget allows, so that
@@ -109,6 +114,9 @@ struct triple {
 struct pairc {
 	uint32_t a, b;
 	uint64_t n;
+	uint64_t once;  /* --reassign: calls into a whose children were all sure, one
+	                   of them into b */
+	uint64_t twice; /* --reassign: calls into a seen with two sure children into b */
 };
 
 /* ---- patterns (nest_paths.c) ------------------------------------------------- */
@@ -231,6 +239,7 @@ void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand,
 void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
 void nest_rsb_free(struct bb_nest *n);
 void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b);
+void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size_t nc);
 void nest_triple_norms(struct bb_nest *n);
 void nest_smooth(struct bb_nest *n);
 void nest_bin_weights(struct bb_nest *n);

@@ -90,10 +90,11 @@ static struct call *call_new(struct bb_nest *n)
 	c->end_ts = BB_NO_TIME;
 	c->seq = c->line = c->idhash = 0;
 	c->from = c->to = c->nchildren = c->ridx = c->idlen = 0;
+	c->nsure = 0;
 	c->id = c->path = NULL;
 	c->hnext = c->gprev = c->gnext = c->nprev = c->nnext = NULL;
 	c->cnext = c->rnext = c->parent = c->child = c->sibling = NULL;
-	c->open = c->linked = c->path_borrowed = 0;
+	c->open = c->linked = c->path_borrowed = c->ambiguous = 0;
 	n->live++;
 	if (n->live > n->st.peak_open)
 		n->st.peak_open = n->live;
@@ -452,8 +453,11 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 	c->id = NULL;
 	if (n->pass == 1)
 		n->st.call_pairs++;
-	if (n->pass == 1 && n->mode == BB_NEST_INFER && n->p.scoreboard == BB_NEST_SB_CALLER)
+	if (n->pass == 1 && n->mode == BB_NEST_INFER &&
+	    (n->p.scoreboard == BB_NEST_SB_CALLER || n->p.reassign)) {
 		nest_pair_count(n, c->from, c->to);
+		n->into[c->to].ncalls++;
+	}
 
 	size_t nc = candidates(n, c);
 	if (nc) {
@@ -463,6 +467,8 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 	if (n->pass == 1) {
 		if (n->mode == BB_NEST_INFER && nc)
 			nest_score_child(n, c, n->cand, nc);
+		if (n->mode == BB_NEST_INFER && n->p.reassign)
+			nest_sure_child(n, c, n->cand, nc);
 	} else if (n->rstage) {
 		if (nc)
 			nest_score_return(n, c, n->cand, nc);

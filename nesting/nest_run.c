@@ -432,6 +432,8 @@ static struct bb_vval *params_vval(const struct bb_nest *n)
 	bb_vval_set_int(o, "skew_window_ns", p->skew_window_ns);
 	bb_vval_set_int(o, "open_timeout_ns", p->open_timeout_ns);
 	bb_vval_set(o, "return_score", bb_vval_bool(p->return_score));
+	if (p->reassign)
+		bb_vval_set(o, "reassign", bb_vval_bool(1));
 	bb_vval_set_str(o, "rank", p->rank == BB_NEST_RANK_COUNT ? "count" : "latency");
 	bb_vval_set_int(o, "top", (int64_t)p->top);
 	bb_vval_set_int(o, "min_count", (int64_t)p->min_count);
@@ -464,6 +466,8 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 	bb_vval_set_int(o, "skipped_lines", (int64_t)st.skipped);
 	if (n->p.return_score)
 		bb_vval_set(o, "return_scored", bb_vval_bool(st.return_scored));
+	if (n->p.reassign)
+		bb_vval_set(o, "reassigned", bb_vval_int((int64_t)st.reassigned));
 	if (n->mode == BB_NEST_ORACLE)
 		bb_vval_set_int(o, "calls_without_path", (int64_t)st.no_path);
 	return o;

@@ -112,6 +112,7 @@ static struct pairc *pc_find(struct bb_nest *n, uint32_t a, uint32_t b, int crea
 	n->pc[k].a = a;
 	n->pc[k].b = b;
 	n->pc[k].n = 0;
+	n->pc[k].once = n->pc[k].twice = 0;
 	return &n->pc[k];
 }
 
@@ -119,6 +120,40 @@ static struct pairc *pc_find(struct bb_nest *n, uint32_t a, uint32_t b, int crea
 void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b)
 {
 	pc_find(n, a, b, 1)->n++;
+}
+
+/* Pass 1, --reassign, call c has returned with these candidate parents. A
+ * child whose only candidate is par is surely par's; a second sure child
+ * into the same callee shows that a call into par's node can have two
+ * children into it (twice). When a call returns that was never a candidate
+ * of a child with other candidates, all its children were sure: each callee
+ * it called once counts as seen once (once). See conflict. */
+void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size_t nc)
+{
+	if (nc == 1) {
+		struct call *par = cand[0];
+		uint32_t k = 0, m = par->nsure < 4 ? par->nsure : 4;
+		while (k < m && par->sure_to[k] != c->to)
+			k++;
+		if (k < m)
+			pc_find(n, c->from, c->to, 1)->twice++;
+		else if (par->nsure < 4)
+			par->sure_to[par->nsure] = c->to;
+		par->nsure++;
+	} else {
+		for (size_t i = 0; i < nc; i++)
+			cand[i]->ambiguous = 1;
+	}
+	if (c->ambiguous || c->nsure > 4 || c->nsure == 0)
+		return;
+	n->into[c->to].nobs++;
+	for (uint32_t i = 0; i < c->nsure; i++) {
+		uint32_t same = 0;
+		for (uint32_t j = 0; j < c->nsure; j++)
+			same += c->sure_to[j] == c->sure_to[i];
+		if (same == 1)
+			pc_find(n, c->to, c->sure_to[i], 1)->once++;
+	}
 }
 
 /* After pass 1: each histogram (A, B, C) is scaled by 1 / (A->B call pairs).
@@ -235,40 +270,166 @@ void nest_bin_weights(struct bb_nest *n)
 
 static double return_factor(struct bb_nest *n, const struct call *par, const struct call *child);
 
-/* FindNestedPairs for one child: raw score from the scoreboard (times the
- * return-side factor when there are return-side histograms), scaled by the
- * overlapping-, same- and generic-child penalties over the children already
- * given to each candidate; the highest wins, ties go to the earliest. */
+/* The score of par as child's parent: raw score from the scoreboard (times
+ * the return-side factor when there are return-side histograms), scaled by
+ * the overlapping-, same- and generic-child penalties over the children
+ * already given to par, leaving out `skip` (a child about to move). pool:
+ * the per-edge histogram of child's edge when the caller has it, or NULL. */
+static double parent_score(struct bb_nest *n, struct call *par, const struct call *child,
+                           const struct call *skip, struct triple *pool)
+{
+	const struct bb_nest_params *p = &n->p;
+	struct triple *t = p->scoreboard != BB_NEST_SB_EDGE
+	                       ? nest_triple(n, par->from, child->from, child->to, 0)
+	                   : pool ? pool
+	                          : nest_triple(n, NEST_ANY, child->from, child->to, 0);
+	uint32_t bk = sb_bin(n, nest_sub(child->call_ts, par->call_ts));
+	double s = t ? t->h[bk] * n->binw[bk] * t->norm : 0;
+	if (s > 0 && n->rsb.n)
+		s *= return_factor(n, par, child);
+	if (s > 0 && par->nchildren) {
+		uint32_t overlap = 0, same = 0, k = 0;
+		for (struct call *ch = par->child; ch; ch = ch->sibling) {
+			if (ch == skip)
+				continue;
+			k++;
+			overlap += ch->call_ts < child->ret_ts && child->call_ts < ch->ret_ts;
+			same += ch->to == child->to;
+		}
+		s *= penalty_of(n, 0, overlap, p->penalty_x) * penalty_of(n, 1, same, p->penalty_y) *
+		     penalty_of(n, 2, k, p->penalty_z);
+	}
+	return s;
+}
+
+/* --reassign: whether a call into b has at most one child into c, as far
+ * as pass 1's counts tell: there are no more b->c call pairs than call
+ * pairs into b (a thousandth more is allowed for unmatched calls), and no
+ * call into b was seen with two sure children into c (nest_sure_child).
+ * The counts alone cannot tell "once each call" from "twice every other
+ * call", so when some calls into b had all their children sure, one of them
+ * must have had one child into c; when none had (high parallelism: no child
+ * has a single candidate), the counts decide alone and the second case is
+ * taken for the first (docs/nesting.md measures what that costs).
+ * Two different callees are never taken to exclude each other, for the same
+ * reason ("one of the two" or "each half the time"), and on the multi-tier
+ * traces that pair constraint made instances worse (docs/nesting.md). */
+static int conflict(struct bb_nest *n, uint32_t b, uint32_t x, uint32_t y)
+{
+	if (x != y)
+		return 0;
+	uint64_t into = b < n->ninto ? n->into[b].ncalls : 0;
+	struct pairc *e = pc_find(n, b, x, 0);
+	return into && e && e->n <= into + into / 1000 && e->twice == 0 &&
+	       (e->once > 0 || n->into[b].nobs == 0);
+}
+
+/* The child of par (leaving out skip) that child conflicts with: the only
+ * one, NULL when none; *many set when more than one. */
+static struct call *conflicting(struct bb_nest *n, const struct call *par,
+                                const struct call *skip, const struct call *child, int *many)
+{
+	struct call *hit = NULL;
+	*many = 0;
+	for (struct call *ch = par->child; ch; ch = ch->sibling) {
+		if (ch == skip || !conflict(n, child->from, ch->to, child->to))
+			continue;
+		if (hit) {
+			*many = 1;
+			return hit;
+		}
+		hit = ch;
+	}
+	return hit;
+}
+
+/* Whether c is a or hangs under it (a node that calls itself offers calls
+ * under a child as candidates; moving the child there would make a cycle). */
+static int under(const struct call *c, const struct call *a)
+{
+	for (; c; c = c->parent)
+		if (c == a)
+			return 1;
+	return 0;
+}
+
+/* --reassign, for a candidate par that already has a child (out) that child
+ * conflicts with: the best candidate (*to) to move it to, one that began
+ * before it, was open at its return and has no child it conflicts with.
+ * Returns score(out, to) / score(out, par), 0 when no move. */
+static double make_room(struct bb_nest *n, struct call *par, struct call *out,
+                        struct call **cand, size_t nc, struct call **to)
+{
+	int64_t skew = n->p.skew_window_ns;
+	double here = parent_score(n, par, out, out, NULL), best = 0;
+	if (here <= 0)
+		return 0;
+	for (size_t i = 0; i < nc; i++) {
+		struct call *q = cand[i];
+		int many;
+		if (q == par || q->call_ts > out->call_ts + skew ||
+		    (!q->open && q->ret_ts + skew < out->ret_ts) ||
+		    conflicting(n, q, NULL, out, &many) || under(q, out))
+			continue;
+		double r = parent_score(n, q, out, NULL, NULL) / here;
+		if (r > best) {
+			best = r;
+			*to = q;
+		}
+	}
+	return best;
+}
+
+static void detach(struct call *par, struct call *child)
+{
+	struct call **pp = &par->child;
+	while (*pp != child)
+		pp = &(*pp)->sibling;
+	*pp = child->sibling;
+	child->sibling = NULL;
+	child->parent = NULL;
+	par->nchildren--;
+}
+
+/* FindNestedPairs for one child: each candidate's parent_score; the highest
+ * wins, ties go to the earliest. With --reassign, a candidate that already
+ * has a child the new one conflicts with (a second child into a callee that
+ * pass 1 saw at most once per call) scores its own score times the best
+ * make_room ratio (a millionth of it when no move is possible, so a child
+ * still finds a parent when all are taken), and winning it moves that child
+ * out: a one-step augmenting path in the assignment of children to parents,
+ * within the calls open at the child's return (memory stays bounded). */
 struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
                                 size_t nc)
 {
-	const struct bb_nest_params *p = &n->p;
-	struct call *best = NULL;
+	struct call *best = NULL, *bout = NULL, *bto = NULL;
 	double best_score = -1;
-	int pooled = p->scoreboard == BB_NEST_SB_EDGE;
-	struct triple *pool = pooled ? nest_triple(n, NEST_ANY, child->from, child->to, 0) : NULL;
+	struct triple *pool = n->p.scoreboard == BB_NEST_SB_EDGE
+	                          ? nest_triple(n, NEST_ANY, child->from, child->to, 0)
+	                          : NULL;
 	for (size_t i = 0; i < nc; i++) {
-		struct call *par = cand[i];
-		struct triple *t =
-		    pooled ? pool : nest_triple(n, par->from, child->from, child->to, 0);
-		uint32_t bk = sb_bin(n, nest_sub(child->call_ts, par->call_ts));
-		double s = t ? t->h[bk] * n->binw[bk] * t->norm : 0;
-		if (s > 0 && n->rsb.n)
-			s *= return_factor(n, par, child);
-		if (s > 0 && par->nchildren) {
-			uint32_t overlap = 0, same = 0;
-			for (struct call *ch = par->child; ch; ch = ch->sibling) {
-				overlap += ch->call_ts < child->ret_ts && child->call_ts < ch->ret_ts;
-				same += ch->to == child->to;
-			}
-			s *= penalty_of(n, 0, overlap, p->penalty_x) *
-			     penalty_of(n, 1, same, p->penalty_y) *
-			     penalty_of(n, 2, par->nchildren, p->penalty_z);
+		struct call *par = cand[i], *out = NULL, *to = NULL;
+		double s = parent_score(n, par, child, NULL, pool);
+		int many = 0;
+		if (s > 0 && n->p.reassign && (out = conflicting(n, par, NULL, child, &many))) {
+			double r = many ? 0 : make_room(n, par, out, cand, nc, &to);
+			s *= r > 0 ? r : 1e-6;
+			if (r <= 0)
+				out = to = NULL;
 		}
 		if (s > best_score) {
 			best_score = s;
 			best = par;
+			bout = out;
+			bto = to;
 		}
+	}
+	if (bout) {
+		detach(best, bout);
+		nest_attach(bto, bout);
+		for (struct call *c = bto; c && c->max_ret < bout->max_ret; c = c->parent)
+			c->max_ret = bout->max_ret;
+		n->st.reassigned++;
 	}
 	return best;
 }
@@ -362,7 +523,7 @@ void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand
 		if (cand[i]->end_ts == BB_NO_TIME)
 			continue;
 		struct triple *t = pooled ? pool : rsb_find(n, cand[i]->from, child->from, child->to, 1);
-		t->h[sb_bin(n, cand[i]->end_ts - child->ret_ts)] += w;
+		t->h[sb_bin(n, nest_sub(cand[i]->end_ts, child->ret_ts))] += w;
 	}
 }
 
@@ -375,6 +536,6 @@ static double return_factor(struct bb_nest *n, const struct call *par, const str
 	struct triple *t = rsb_find(n, a, child->from, child->to, 0);
 	if (!t)
 		return 0;
-	uint32_t bk = sb_bin(n, par->end_ts - child->ret_ts);
+	uint32_t bk = sb_bin(n, nest_sub(par->end_ts, child->ret_ts));
 	return t->h[bk] * n->binw[bk];
 }

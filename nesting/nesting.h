@@ -50,6 +50,10 @@ struct bb_nest_params {
 	int return_score;        /* also score by the delay from the child's return to
 	                            the parent's (needs the messages in memory: see
 	                            docs/nesting.md, "Return-side score") */
+	int reassign;            /* a parent call takes at most as many children into one
+	                            callee as pass 1's call counts support; a child whose
+	                            best parent is full may move a child out of it (see
+	                            docs/nesting.md, "Reassignment") */
 	size_t memory_bytes;     /* keep the trace's messages in memory for pass 2 up to
 	                            this (16 bytes a message); above it, or 0, pass 2
 	                            reads the trace again */
@@ -93,6 +97,7 @@ struct bb_nest_stats {
 	                               glibc) */
 	int replayed;               /* pass 2 ran from the messages kept in memory */
 	int return_scored;          /* the return-side score was used */
+	uint64_t reassigned;        /* --reassign: children moved to another parent */
 };
 
 struct bb_nest;

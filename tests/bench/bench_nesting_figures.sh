@@ -19,6 +19,10 @@ mt() { "$bin/maketrace" -q "$@"; }
 # return-side score with a same-child penalty
 tuned="--bin-base 1.015 --penalty 2,0.5,0"
 ret="--return-score --penalty 2,1,0"
+# --reassign (at most one child into a callee each call makes at most once, one-step
+# moves), alone and with the return-side score ("rr")
+re="--reassign"
+rr="--return-score --reassign"
 nest() { "$bin/bbnest" -q --json --no-bins "$@"; }
 
 # the call delays of one pattern, named by its nodes in depth-first order
@@ -45,7 +49,7 @@ case $f in
 	echo "== Figure 12: multitier.json vs multitier-delay.json, call delays (ms) per pattern"
 	mt "$cfg/multitier.json" >"$tmp/n.tr"
 	mt "$cfg/multitier-delay.json" >"$tmp/d.tr"
-	for o in "" "$tuned" "$ret"; do
+	for o in "" "$tuned" "$ret" "$re" "$rr"; do
 		echo "-- parameters: ${o:-defaults}"
 		# shellcheck disable=SC2086
 		nest $o "$tmp/n.tr" >"$tmp/n.json"
@@ -81,11 +85,12 @@ case $f in
 	done
 	# the same configuration with other seeds: the largest number of true top-N
 	# patterns missed over N = 1..30, at 2% and 6% tolerance
-	printf 'm42 seed\tdefault 2%%/6%%\t-p 2,1,0\ttuned\tret\tinstance fp (default / -p 2,1,0 / tuned / ret)\n'
-	for seed in 1 2 3 4; do
-		mt -S "$seed" "$cfg/multitier-par42.json" >"$tmp/s.tr"
+	printf 'm42 seed\tdefault 2%%/6%%\t-p 2,1,0\ttuned\tret\treassign\trr\tinstance fp (default / -p 2,1,0 / tuned / ret / reassign / rr)\n'
+	for seed in 1 2 3 4 p; do
+		if [ "$seed" = p ]; then cp "$tmp/p.tr" "$tmp/s.tr"
+		else mt -S "$seed" "$cfg/multitier-par42.json" >"$tmp/s.tr"; fi
 		line=$seed fps=
-		for o in "" "--penalty 2,1,0" "$tuned" "$ret"; do
+		for o in "" "--penalty 2,1,0" "$tuned" "$ret" "$re" "$rr"; do
 			# shellcheck disable=SC2086
 			nest --truth $o "$tmp/s.tr" >"$tmp/s.json"
 			line="$line\t$(jq -r '"\(.accuracy.topn_fn["2"] | max)/\(.accuracy.topn_fn["6"] | max)"' "$tmp/s.json")"
@@ -96,7 +101,7 @@ case $f in
 	;;
 19)
 	echo "== Figure 19: path-instance FP rate (%) vs parallelism (x = instances per tracelet)"
-	printf 'config\tx\tparallelism\tfp%%\tfn%%\tret: fp%%\tfn%%\n'
+	printf 'config\tx\tparallelism\tfp%%\tfn%%\tret: fp%%\tfn%%\treassign: fp%%\tfn%%\trr: fp%%\tfn%%\n'
 	for c in children-parallel children-0-2 children-d-cc penalty-breaker multitier; do
 		for k in 1 2 4 8; do
 			variant "$cfg/$c.json" ".duration = 200 | .tracelets[].instances *= $k" "$tmp/v.json"
@@ -104,9 +109,13 @@ case $f in
 			nest --truth "$tmp/v.tr" >"$tmp/v.json.out"
 			# shellcheck disable=SC2086
 			nest --truth $ret "$tmp/v.tr" >"$tmp/v.ret.out"
-			printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$k" \
+			# shellcheck disable=SC2086
+			nest --truth $re "$tmp/v.tr" >"$tmp/v.re.out"
+			# shellcheck disable=SC2086
+			nest --truth $rr "$tmp/v.tr" >"$tmp/v.rr.out"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$k" \
 				"$(jq .stats.mean_parallelism "$tmp/v.json.out")" "$(rates "$tmp/v.json.out")" \
-				"$(rates "$tmp/v.ret.out")"
+				"$(rates "$tmp/v.ret.out")" "$(rates "$tmp/v.re.out")" "$(rates "$tmp/v.rr.out")"
 		done
 	done
 	;;

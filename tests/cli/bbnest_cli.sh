@@ -28,6 +28,11 @@ for sb in auto edge caller paper; do
 	grep -q "\"scoreboard\":\"$want\"" sb.out || no "--scoreboard $sb: params do not say $want"
 done
 "$nest" a.tr b.tr >/dev/null 2>err; [ $? -eq 2 ] || no "two traces not 2"
+# --reassign: in params and stats only when given (the goldens without it stay)
+"$nest" --json --no-bins --reassign "$g/fig3.tr" >re.out 2>err || no "--reassign fails"
+grep -q '"reassign":true' re.out && grep -q '"reassigned":0' re.out ||
+	no "--reassign: params.reassign / stats.reassigned missing"
+"$nest" --json --no-bins "$g/fig3.tr" | grep -q 'reassign' && no "reassign in JSON without --reassign"
 
 "$nest" no-such.tr >/dev/null 2>err; rc=$?
 [ $rc -eq 1 ] || no "missing file exits $rc, not 1"

@@ -49,6 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p.open_timeout_ns = size % 4 == 0 ? BB_NS_PER_S : p.open_timeout_ns;
 	p.return_score = size % 17 < 8;
 	p.penalty_y = size % 19 == 0 ? 1 : 0;
+	p.reassign = size % 23 < 12;
 	struct bb_err err;
 	if (bb_nest_params_check(&p, &err) != 0)
 		abort();
