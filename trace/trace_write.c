@@ -47,19 +47,48 @@ static inline int must_encode(unsigned char c)
 	return c <= 0x20 || c == '%' || c == 0x7f;
 }
 
+/* Nonzero when one of the eight bytes of v must be encoded: a byte below
+ * 0x21, '%' or DEL. Exact for the word as a whole (a borrow can mark a byte
+ * only above one that really matches). */
+static inline uint64_t must_encode8(uint64_t v)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101), high = ones * 0x80;
+	uint64_t pct = v ^ (ones * '%'), del = v ^ (ones * 0x7f);
+
+	return ((v - ones * 0x21) & ~v & high) | ((pct - ones) & ~pct & high) |
+	       ((del - ones) & ~del & high);
+}
+
 static char *encode(char *o, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
+	size_t i = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (must_encode(c)) {
-			o[0] = '%';
-			o[1] = hex[c >> 4];
-			o[2] = hex[c & 15];
-			o += 3;
-		} else {
-			*o++ = (char)c;
+	/* Eight bytes are copied at once when none of them needs encoding,
+	 * which is most of every field; the caller reserved 3 * n bytes at o. */
+	while (i < n) {
+		size_t end = n;
+		if (n - i >= 8) {
+			uint64_t v;
+			memcpy(&v, s + i, 8);
+			if (!must_encode8(v)) {
+				memcpy(o, &v, 8);
+				o += 8;
+				i += 8;
+				continue;
+			}
+			end = i + 8;
+		}
+		for (; i < end; i++) {
+			unsigned char c = (unsigned char)s[i];
+			if (must_encode(c)) {
+				o[0] = '%';
+				o[1] = hex[c >> 4];
+				o[2] = hex[c & 15];
+				o += 3;
+			} else {
+				*o++ = (char)c;
+			}
 		}
 	}
 	return o;

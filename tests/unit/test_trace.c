@@ -1009,6 +1009,43 @@ static void test_write_canonical(void)
 	free(e);
 }
 
+/* The writer encodes eight bytes at a time when none needs it: every byte
+ * value at every position of fields of 1 to 19 bytes, beside a second byte
+ * (a borrow from one byte must not hide or fake another), against the rule
+ * one byte at a time. */
+static void test_pct_encode_positions(void)
+{
+	static const unsigned char other[] = {'a', 0x21, 0x24, 0x26, 0x7e, 0x80, 0xff, 0x20, '%', 0x7f, 0};
+	char in[20], want[64];
+	for (size_t n = 1; n < sizeof in; n++) {
+		for (size_t pos = 0; pos < n; pos++) {
+			for (unsigned c = 0; c < 256; c++) {
+				for (size_t k = 0; k < sizeof other; k++) {
+					memset(in, 'x', n);
+					in[(pos + 3) % n] = (char)other[k];
+					in[pos] = (char)c;
+					char *o = want;
+					for (size_t i = 0; i < n; i++) {
+						unsigned char b = (unsigned char)in[i];
+						if (b <= 0x20 || b == '%' || b == 0x7f)
+							o += sprintf(o, "%%%02X", b);
+						else
+							*o++ = (char)b;
+					}
+					*o = '\0';
+					char *got = bb_pct_encode(in, n);
+					if (strcmp(got, want) != 0) {
+						CHECK_STR(got, want);
+						free(got);
+						return;
+					}
+					free(got);
+				}
+			}
+		}
+	}
+}
+
 static void test_write_bad_args(void)
 {
 	char *buf = NULL;
@@ -1207,6 +1244,7 @@ static const struct unit_test tests[] = {
 	{"garbage", test_garbage},
 	{"read_file_blocks", test_read_file_blocks},
 	{"write_canonical", test_write_canonical},
+	{"pct_encode_positions", test_pct_encode_positions},
 	{"write_bad_args", test_write_bad_args},
 	{"write_dev_full", test_write_dev_full},
 	{"roundtrip_identical", test_roundtrip_identical},
