@@ -146,20 +146,33 @@ struct head_info {
 	int chunked;
 	int has_len;
 	uint64_t clen;
-	int close;
 };
 
+/* 1 when byte k of the n bytes at p is c. */
+static int byte_is(const uint8_t *p, size_t n, size_t k, uint8_t c)
+{
+	struct bb_rd r = bb_rd_make(p, n);
+	bb_rd_skip(&r, k);
+	return bb_rd_left(&r) && *r.p == c;
+}
+
 /* Reads one header field (a line without its line end, ll > 0) into hi. Only
- * the three fields that frame the body matter; they are told by length first. */
+ * the two fields that frame the body matter (Connection: close needs nothing:
+ * a body without a length runs to the close anyway); they are told by their
+ * first letter and where the colon is before the name is compared. */
 static void field(const uint8_t *lp, size_t ll, struct head_info *hi)
 {
-	struct bb_rd lr = bb_rd_make(lp, ll);
-	long colon = bb_rd_findc(&lr, ':');
-	if (colon != 14 && colon != 17 && colon != 10)
+	uint8_t c0 = lower(*lp);
+	size_t nlen;
+	if (c0 == 'c' && byte_is(lp, ll, 14, ':'))
+		nlen = 14;
+	else if (c0 == 't' && byte_is(lp, ll, 17, ':'))
+		nlen = 17;
+	else
 		return;
-	const uint8_t *name = lp;
-	size_t nlen = (size_t)colon;
-	bb_rd_skip(&lr, (size_t)colon + 1);
+	/* An earlier colon would end the name there: the names compared hold none. */
+	struct bb_rd lr = bb_rd_make(lp, ll);
+	const uint8_t *name = bb_rd_bytes(&lr, nlen + 1);
 	while (bb_rd_left(&lr) && (*lr.p == ' ' || *lr.p == '\t'))
 		bb_rd_skip(&lr, 1);
 	size_t vlen = bb_rd_left(&lr);
@@ -181,9 +194,6 @@ static void field(const uint8_t *lp, size_t ll, struct head_info *hi)
 	} else if (lower_eq(name, nlen, LIT("transfer-encoding"))) {
 		if (has_token(v, vlen, LIT("chunked")))
 			hi->chunked = 1;
-	} else if (lower_eq(name, nlen, LIT("connection"))) {
-		if (has_token(v, vlen, LIT("close")))
-			hi->close = 1;
 	}
 }
 
