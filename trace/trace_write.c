@@ -65,7 +65,7 @@ static inline uint64_t must_encode8(uint64_t v)
 	       ((del - ones) & ~del & high);
 }
 
-static char *encode(char *o, const char *s, size_t n)
+static inline char *encode(char *o, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t i = 0;
