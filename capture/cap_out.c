@@ -67,22 +67,32 @@ static void heap_push(struct bb_cap *c, const struct cap_key *r)
 	c->heap[i] = *r;
 }
 
+/* Removes the least key. Bottom-up: the hole at the root goes down to a leaf
+ * along the lesser children (one comparison a level), then the last key
+ * rises from there; it rarely rises far, since keys come nearly in order and
+ * the last one is among the latest. */
 static void heap_pop(struct bb_cap *c)
 {
 	struct cap_key last = c->heap[--c->nheap];
 	size_t i = 0, n = c->nheap;
+	if (!n)
+		return;
 	for (;;) {
-		size_t l = 2 * i + 1, m;
+		size_t l = 2 * i + 1;
 		if (l >= n)
 			break;
-		m = l + 1 < n && before(&c->heap[l + 1], &c->heap[l]) ? l + 1 : l;
-		if (!before(&c->heap[m], &last))
-			break;
+		size_t m = l + 1 < n && before(&c->heap[l + 1], &c->heap[l]) ? l + 1 : l;
 		c->heap[i] = c->heap[m];
 		i = m;
 	}
-	if (n)
-		c->heap[i] = last;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!before(&last, &c->heap[p]))
+			break;
+		c->heap[i] = c->heap[p];
+		i = p;
+	}
+	c->heap[i] = last;
 }
 
 static struct cap_rec *rec_alloc(struct bb_cap *c, uint32_t *idx)
@@ -112,11 +122,17 @@ static size_t end_format(struct bb_cap *c, int64_t ns, char *buf)
 		c->end_len = n - 9; /* through the dot */
 		c->end_sec = sec;
 	}
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	memcpy(buf, c->end_str, c->end_len);
 	char *p = buf + c->end_len;
-	for (int i = 8; i >= 0; i--) {
-		p[i] = (char)('0' + frac % 10);
-		frac /= 10;
+	p[8] = (char)('0' + frac % 10);
+	frac /= 10;
+	for (int i = 6; i >= 0; i -= 2) { /* two digits per division */
+		memcpy(p + i, pairs + 2 * (frac % 100), 2);
+		frac /= 100;
 	}
 	p[9] = '\0';
 	return c->end_len + 9;

@@ -21,6 +21,8 @@
 #define HTTP_MAX_HEAD (64u * 1024)
 #define HTTP_REQ_MAX 80
 #define HTTP_QUEUE 16
+/* A string literal and its length, as two arguments. */
+#define LIT(s) s, sizeof s - 1
 
 enum { PH_HEAD = 0, PH_BODY_LEN, PH_CHUNK_SIZE, PH_CHUNK_DATA, PH_CHUNK_CRLF, PH_TRAILER,
        PH_BODY_CLOSE, PH_OPAQUE };
@@ -53,15 +55,26 @@ struct http_state {
 	} q[HTTP_QUEUE];
 };
 
-static const char *const methods[] = {"GET ", "POST ", "PUT ", "HEAD ", "DELETE ", "OPTIONS ",
-	"PATCH ", "CONNECT ", "TRACE ", "PROPFIND ", "PROPPATCH ", "MKCOL ", "COPY ", "MOVE ",
-	"LOCK ", "UNLOCK ", "REPORT ", "SEARCH ", "SUBSCRIBE ", "NOTIFY "};
+/* The methods, each with the space that ends it, and its length. */
+static const struct {
+	char s[12];
+	uint8_t len;
+} methods[] = {{"GET ", 4}, {"POST ", 5}, {"PUT ", 4}, {"HEAD ", 5}, {"DELETE ", 7},
+	{"OPTIONS ", 8}, {"PATCH ", 6}, {"CONNECT ", 8}, {"TRACE ", 6}, {"PROPFIND ", 9},
+	{"PROPPATCH ", 10}, {"MKCOL ", 6}, {"COPY ", 5}, {"MOVE ", 5}, {"LOCK ", 5},
+	{"UNLOCK ", 7}, {"REPORT ", 7}, {"SEARCH ", 7}, {"SUBSCRIBE ", 10}, {"NOTIFY ", 7}};
 
 static int is_method(const uint8_t *p, size_t n)
 {
+	struct bb_rd r = bb_rd_make(p, n);
+	uint8_t c = bb_rd_u8(&r);
+	/* Every method starts with a capital letter: hunting through a body
+	 * calls this at each byte, and most bytes stop here. */
+	if (c < 'A' || c > 'U')
+		return 0;
 	for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
-		size_t l = strlen(methods[i]);
-		if (n >= l && memcmp(p, methods[i], l) == 0)
+		size_t l = methods[i].len;
+		if ((uint8_t)methods[i].s[0] == c && n >= l && memcmp(p, methods[i].s, l) == 0)
 			return 1;
 	}
 	return 0;
@@ -78,140 +91,174 @@ static int request_line(const uint8_t *p, size_t n)
 	if (!is_method(p, n))
 		return 0;
 	struct bb_rd r = bb_rd_make(p, n < 4096 ? n : 4096);
-	long nl = bb_rd_find(&r, "\n", 1);
+	long nl = bb_rd_findc(&r, '\n');
 	struct bb_rd line = bb_rd_make(p, nl < 0 ? bb_rd_left(&r) : (size_t)nl);
 	return bb_rd_find(&line, " HTTP/1.", 8) > 0;
 }
 
-/* 1 when the n bytes at a equal lit, ignoring ASCII case (lit is lower case). */
-static int lower_eq(const uint8_t *a, size_t n, const char *lit)
+static uint8_t lower(uint8_t c)
 {
-	size_t l = strlen(lit);
+	return c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;
+}
+
+/* 1 when the n bytes at a equal lit[0..l), ignoring ASCII case (lit is lower case). */
+static int lower_eq(const uint8_t *a, size_t n, const char *lit, size_t l)
+{
 	if (n != l)
 		return 0;
 	struct bb_rd r = bb_rd_make(a, n);
-	for (const char *q = lit; *q; q++) {
-		uint8_t c = bb_rd_u8(&r);
-		if (c >= 'A' && c <= 'Z')
-			c = (uint8_t)(c + 32);
-		if (c != (uint8_t)*q)
+	for (size_t i = 0; i < l; i++) {
+		if (lower(bb_rd_u8(&r)) != (uint8_t)lit[i])
 			return 0;
 	}
 	return 1;
 }
 
-/* 1 when tok occurs (any case) in the n bytes at v. */
-static int has_token(const uint8_t *v, size_t n, const char *tok)
+/* 1 when tok[0..l) occurs (any case) in the n bytes at v. */
+static int has_token(const uint8_t *v, size_t n, const char *tok, size_t l)
 {
-	size_t l = strlen(tok);
 	struct bb_rd r = bb_rd_make(v, n);
 	while (bb_rd_left(&r) >= l) {
-		if (lower_eq(r.p, l, tok))
+		if (lower(*r.p) == (uint8_t)tok[0] && lower_eq(r.p, l, tok, l))
 			return 1;
 		bb_rd_skip(&r, 1);
 	}
 	return 0;
 }
 
-/* n without the trailing bytes of p[0..n) that are in set. */
-static size_t trim(const uint8_t *p, size_t n, const char *set)
+/* n without the trailing bytes of p[0..n) that are CR, LF or (with sp) space. */
+static size_t trim(const uint8_t *p, size_t n, int sp)
 {
 	while (n > 0) {
 		struct bb_rd r = bb_rd_make(p, n);
 		bb_rd_skip(&r, n - 1);
 		uint8_t c = bb_rd_u8(&r);
-		if (!c || !strchr(set, c))
+		if (c != '\r' && c != '\n' && !(sp && c == ' '))
 			break;
 		n--;
 	}
 	return n;
 }
 
-/* Length of the head (up to and including the empty line), or 0 if incomplete. */
-static size_t head_len(const uint8_t *p, size_t n)
-{
-	struct bb_rd r = bb_rd_make(p, n);
-	for (;;) {
-		long nl = bb_rd_find(&r, "\n", 1);
-		if (nl < 0)
-			return 0;
-		bb_rd_skip(&r, (size_t)nl + 1);
-		struct bb_rd peek = r;
-		uint8_t c = bb_rd_u8(&peek);
-		if (!bb_rd_ok(&peek))
-			return 0;
-		if (c == '\n')
-			return (size_t)(peek.p - p);
-		if (c == '\r') {
-			uint8_t c2 = bb_rd_u8(&peek);
-			if (!bb_rd_ok(&peek))
-				return 0;
-			if (c2 == '\n')
-				return (size_t)(peek.p - p);
-		}
-	}
-}
-
 struct head_info {
+	size_t line1;           /* length of the first line, through its LF */
+	int bad;                /* a Content-Length without digits */
 	int chunked;
 	int has_len;
 	uint64_t clen;
-	int close;
 };
 
-/* Reads the header fields of a head (after its first line). */
-static int parse_fields(struct bb_rd r, struct head_info *hi)
+/* 1 when byte k of the n bytes at p is c. */
+static int byte_is(const uint8_t *p, size_t n, size_t k, uint8_t c)
 {
-	memset(hi, 0, sizeof *hi);
-	while (bb_rd_left(&r) > 0) {
-		long nl = bb_rd_find(&r, "\n", 1);
-		if (nl < 0)
-			break;
-		struct bb_rd line = bb_rd_sub(&r, (size_t)nl + 1);
-		size_t ll = bb_rd_left(&line);
-		const uint8_t *lp = bb_rd_bytes(&line, ll);
-		ll = trim(lp, ll, "\r\n");
-		if (ll == 0)
-			break;
-		struct bb_rd lr = bb_rd_make(lp, ll);
-		long colon = bb_rd_find(&lr, ":", 1);
-		if (colon <= 0)
-			continue;
-		const uint8_t *name = lp;
-		size_t nlen = (size_t)colon;
-		bb_rd_skip(&lr, (size_t)colon + 1);
-		while (bb_rd_left(&lr) && (*lr.p == ' ' || *lr.p == '\t'))
-			bb_rd_skip(&lr, 1);
-		size_t vlen = bb_rd_left(&lr);
-		const uint8_t *v = bb_rd_bytes(&lr, vlen);
-		if (lower_eq(name, nlen, "content-length")) {
-			uint64_t x = 0;
-			size_t i = 0;
-			struct bb_rd num = bb_rd_make(v, vlen);
-			while (bb_rd_left(&num) && *num.p >= '0' && *num.p <= '9' && x < (UINT64_C(1) << 56)) {
-				x = x * 10 + (uint64_t)(bb_rd_u8(&num) - '0');
-				i++;
-			}
-			if (i == 0)
-				return -1;
-			hi->has_len = 1;
-			hi->clen = x;
-		} else if (lower_eq(name, nlen, "transfer-encoding")) {
-			if (has_token(v, vlen, "chunked"))
-				hi->chunked = 1;
-		} else if (lower_eq(name, nlen, "connection")) {
-			if (has_token(v, vlen, "close"))
-				hi->close = 1;
-		}
-	}
-	return 0;
+	struct bb_rd r = bb_rd_make(p, n);
+	bb_rd_skip(&r, k);
+	return bb_rd_left(&r) && *r.p == c;
 }
 
-static int id_of(char *buf, size_t cap, const struct bb_dec_ctx *ctx, uint32_t ord)
+/* Reads one header field (a line without its line end, ll > 0) into hi. Only
+ * the two fields that frame the body matter (Connection: close needs nothing:
+ * a body without a length runs to the close anyway); they are told by their
+ * first letter and where the colon is before the name is compared. */
+static void field(const uint8_t *lp, size_t ll, struct head_info *hi)
 {
-	int n = ord ? snprintf(buf, cap, "c%llu.%u", (unsigned long long)ctx->conn, ord)
-	            : snprintf(buf, cap, "c%llu.?", (unsigned long long)ctx->conn);
-	return n < (int)cap ? n : (int)cap - 1;
+	uint8_t c0 = lower(*lp);
+	size_t nlen;
+	if (c0 == 'c' && byte_is(lp, ll, 14, ':'))
+		nlen = 14;
+	else if (c0 == 't' && byte_is(lp, ll, 17, ':'))
+		nlen = 17;
+	else
+		return;
+	/* An earlier colon would end the name there: the names compared hold none. */
+	struct bb_rd lr = bb_rd_make(lp, ll);
+	const uint8_t *name = bb_rd_bytes(&lr, nlen + 1);
+	while (bb_rd_left(&lr) && (*lr.p == ' ' || *lr.p == '\t'))
+		bb_rd_skip(&lr, 1);
+	size_t vlen = bb_rd_left(&lr);
+	const uint8_t *v = lr.p;
+	if (lower_eq(name, nlen, LIT("content-length"))) {
+		uint64_t x = 0;
+		size_t i = 0;
+		struct bb_rd num = bb_rd_make(v, vlen);
+		while (bb_rd_left(&num) && *num.p >= '0' && *num.p <= '9' && x < (UINT64_C(1) << 56)) {
+			x = x * 10 + (uint64_t)(bb_rd_u8(&num) - '0');
+			i++;
+		}
+		if (i == 0) {
+			hi->bad = 1;
+			return;
+		}
+		hi->has_len = 1;
+		hi->clen = x;
+	} else if (lower_eq(name, nlen, LIT("transfer-encoding"))) {
+		if (has_token(v, vlen, LIT("chunked")))
+			hi->chunked = 1;
+	}
+}
+
+/* One pass over a head: returns its length (up to and including the empty
+ * line that ends it), or 0 if it is not complete in the n bytes; fills hi
+ * from its header fields (the lines after the first, up to the first line
+ * that holds nothing but line-end bytes; none after a bad Content-Length). */
+static size_t scan_head(const uint8_t *p, size_t n, struct head_info *hi)
+{
+	struct bb_rd r = bb_rd_make(p, n);
+	int fields = 1;
+	memset(hi, 0, sizeof *hi);
+	long nl = bb_rd_findc(&r, '\n');
+	if (nl < 0)
+		return 0;
+	bb_rd_skip(&r, (size_t)nl + 1);
+	hi->line1 = (size_t)nl + 1;
+	for (;;) {
+		nl = bb_rd_findc(&r, '\n');
+		if (nl < 0)
+			return 0;
+		const uint8_t *lp = r.p;
+		bb_rd_skip(&r, (size_t)nl + 1);
+		if (nl == 0 || (nl == 1 && *lp == '\r'))
+			return (size_t)(r.p - p);
+		if (!fields)
+			continue;
+		size_t ll = trim(lp, (size_t)nl, 0);
+		if (ll == 0) {
+			fields = 0; /* "\r\r\n": the fields end, the head goes on */
+			continue;
+		}
+		field(lp, ll, hi);
+		if (hi->bad)
+			fields = 0;
+	}
+}
+
+/* "c<connection>.<ordinal>" ("c<connection>.?" for ordinal 0) into buf (at
+ * least 32 bytes), digits by hand: this runs once per message. */
+static int id_of(char *buf, const struct bb_dec_ctx *ctx, uint32_t ord)
+{
+	char tmp[24];
+	char *o = buf;
+	int n = 0;
+	uint64_t c = ctx->conn;
+	*o++ = 'c';
+	do {
+		tmp[n++] = (char)('0' + c % 10);
+		c /= 10;
+	} while (c);
+	while (n)
+		*o++ = tmp[--n];
+	*o++ = '.';
+	if (!ord) {
+		*o++ = '?';
+		return (int)(o - buf);
+	}
+	do {
+		tmp[n++] = (char)('0' + ord % 10);
+		ord /= 10;
+	} while (ord);
+	while (n)
+		*o++ = tmp[--n];
+	return (int)(o - buf);
 }
 
 static void finish(struct http_state *s, const struct bb_dec_ctx *ctx, int dir)
@@ -220,34 +267,32 @@ static void finish(struct http_state *s, const struct bb_dec_ctx *ctx, int dir)
 	char id[48];
 	if (!d->pending)
 		return;
-	int il = id_of(id, sizeof id, ctx, d->ord);
+	int il = id_of(id, ctx, d->ord);
 	dec_emit(ctx, (enum bb_op)d->op, dir, d->t0, d->t1, d->len, id, (size_t)il,
 	         d->reqlen ? d->req : NULL, d->reqlen);
 	d->pending = 0;
 	(void)s;
 }
 
-/* Parses a request head of hl bytes at p. Sets the body phase. */
+/* Parses a request head at p, scanned into hi. Sets the body phase. */
 static int request_head(struct http_state *s, const struct bb_dec_ctx *ctx, struct http_dir *d,
-                        const uint8_t *p, size_t hl, int64_t t0)
+                        const uint8_t *p, const struct head_info *hi, int64_t t0)
 {
-	struct bb_rd r = bb_rd_make(p, hl);
-	long nl = bb_rd_find(&r, "\n", 1);
-	if (nl < 0 || !is_method(p, (size_t)nl))
+	size_t nl = hi->line1 - 1;
+	if (!is_method(p, nl))
 		return -1;
-	struct bb_rd line = bb_rd_sub(&r, (size_t)nl + 1);
-	long sp1 = bb_rd_find(&line, " ", 1);
+	struct bb_rd line = bb_rd_make(p, nl + 1);
+	long sp1 = bb_rd_findc(&line, ' ');
 	struct bb_rd rest = line;
 	bb_rd_skip(&rest, (size_t)sp1 + 1);
-	long sp2 = bb_rd_find(&rest, " ", 1);
+	long sp2 = bb_rd_findc(&rest, ' ');
 	if (sp2 < 0)
 		sp2 = (long)bb_rd_left(&rest);
 	size_t rl = (size_t)sp1 + 1 + (size_t)sp2;
-	rl = trim(p, rl, "\r\n ");
+	rl = trim(p, rl, 1);
 	if (rl > HTTP_REQ_MAX)
 		rl = HTTP_REQ_MAX;
-	struct head_info hi;
-	if (parse_fields(r, &hi) < 0)
+	if (hi->bad)
 		return -1;
 	s->nreq++;
 	d->op = BB_CALL;
@@ -267,11 +312,11 @@ static int request_head(struct http_state *s, const struct bb_dec_ctx *ctx, stru
 	} else {
 		DEC_COUNT(ctx, evicted);
 	}
-	if (hi.chunked) {
+	if (hi->chunked) {
 		d->phase = PH_CHUNK_SIZE;
-	} else if (hi.has_len && hi.clen > 0) {
+	} else if (hi->has_len && hi->clen > 0) {
 		d->phase = PH_BODY_LEN;
-		d->left = hi.clen;
+		d->left = hi->clen;
 	} else {
 		d->phase = PH_HEAD; /* no body: done at the head */
 		return 1;
@@ -279,15 +324,15 @@ static int request_head(struct http_state *s, const struct bb_dec_ctx *ctx, stru
 	return 0;
 }
 
-/* Parses a response head. Returns 1 when the message is complete at the head. */
+/* Parses a response head at p, scanned into hi. Returns 1 when the message
+ * is complete at the head. */
 static int response_head(struct http_state *s, const struct bb_dec_ctx *ctx, struct http_dir *d,
-                         const uint8_t *p, size_t hl, int64_t t0)
+                         const uint8_t *p, const struct head_info *hi, int64_t t0)
 {
-	struct bb_rd r = bb_rd_make(p, hl);
-	long nl = bb_rd_find(&r, "\n", 1);
-	if (nl < 0 || !is_status(p, (size_t)nl))
+	size_t nl = hi->line1 - 1;
+	if (!is_status(p, nl))
 		return -1;
-	struct bb_rd line = bb_rd_sub(&r, (size_t)nl + 1);
+	struct bb_rd line = bb_rd_make(p, nl + 1);
 	bb_rd_skip(&line, 8);
 	while (bb_rd_left(&line) && *line.p == ' ')
 		bb_rd_skip(&line, 1);
@@ -298,8 +343,7 @@ static int response_head(struct http_state *s, const struct bb_dec_ctx *ctx, str
 			return -1;
 		code = code * 10 + (unsigned)(c - '0');
 	}
-	struct head_info hi;
-	if (parse_fields(r, &hi) < 0)
+	if (hi->bad)
 		return -1;
 	d->op = BB_RET;
 	d->pending = 1;
@@ -339,15 +383,15 @@ static int response_head(struct http_state *s, const struct bb_dec_ctx *ctx, str
 		d->phase = PH_HEAD;
 		return 1;
 	}
-	if (hi.chunked) {
+	if (hi->chunked) {
 		d->phase = PH_CHUNK_SIZE;
-	} else if (hi.has_len) {
-		if (hi.clen == 0) {
+	} else if (hi->has_len) {
+		if (hi->clen == 0) {
 			d->phase = PH_HEAD;
 			return 1;
 		}
 		d->phase = PH_BODY_LEN;
-		d->left = hi.clen;
+		d->left = hi->clen;
 	} else {
 		d->phase = PH_BODY_CLOSE;
 	}
@@ -390,7 +434,8 @@ static size_t http_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint6
 		}
 		switch (d->phase) {
 		case PH_HEAD: {
-			size_t hl = head_len(r.p, left);
+			struct head_info hi;
+			size_t hl = scan_head(r.p, left, &hi);
 			if (hl == 0) {
 				if (left > HTTP_MAX_HEAD) {
 					DEC_COUNT(ctx, malformed);
@@ -401,8 +446,8 @@ static size_t http_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint6
 				return off;
 			}
 			int64_t t0 = dec_time(ctx, dir, pos + off);
-			int done = dir == BB_DIR_C2S ? request_head(s, ctx, d, r.p, hl, t0)
-			                             : response_head(s, ctx, d, r.p, hl, t0);
+			int done = dir == BB_DIR_C2S ? request_head(s, ctx, d, r.p, &hi, t0)
+			                             : response_head(s, ctx, d, r.p, &hi, t0);
 			if (done < 0) {
 				DEC_COUNT(ctx, malformed);
 				d->pending = 0;
@@ -439,7 +484,7 @@ static size_t http_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint6
 		case PH_CHUNK_SIZE:
 		case PH_CHUNK_CRLF:
 		case PH_TRAILER: {
-			long nl = bb_rd_find(&r, "\n", 1);
+			long nl = bb_rd_findc(&r, '\n');
 			if (nl < 0) {
 				if (left > 4096) {
 					DEC_COUNT(ctx, malformed);

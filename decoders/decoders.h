@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "trace/trace.h"
 
@@ -142,6 +143,16 @@ static inline struct bb_rd bb_rd_sub(struct bb_rd *r, size_t n)
 /* Offset of the first occurrence of needle (nlen >= 1) in the unread bytes,
  * or -1. Does not move the reader. */
 long bb_rd_find(const struct bb_rd *r, const void *needle, size_t nlen);
+
+/* Offset of the first byte c in the unread bytes, or -1 (one memchr: the
+ * line scans of text protocols). Does not move the reader. */
+static inline long bb_rd_findc(const struct bb_rd *r, uint8_t c)
+{
+	if (r->err || r->p == r->end)
+		return -1;
+	const uint8_t *hit = memchr(r->p, c, bb_rd_left(r));
+	return hit ? (long)(hit - r->p) : -1;
+}
 
 /* ---- decoders ---------------------------------------------------------------- */
 

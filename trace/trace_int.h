@@ -25,6 +25,9 @@ enum bb_tp {
 int bb_time_parse_why(const char *s, size_t len, int64_t *ns_out);
 /* Short English reason for an enum bb_tp value ("more than 9 decimals"). */
 const char *bb_time_why(int why);
+/* The 9 decimals of frac (below 10^9) at p, no NUL: the fraction of a
+ * formatted time, for a writer that keeps the seconds of the last one. */
+void bb_time_frac9(uint32_t frac, char *p);
 
 /* A hint to start loading *p; nothing on compilers without the builtin. */
 #if defined(__GNUC__)

@@ -152,12 +152,27 @@ int bb_time_parse(const char *s, size_t len, int64_t *ns_out)
 
 /* "[-]S.NNNNNNNNN", always 9 decimals, so that timestamps sort as text within
  * a second and re-read exactly. buf holds BB_TIME_BUFSZ; returns the length. */
+/* Two digits per division: formatting runs once per record written. */
+static const char pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+void bb_time_frac9(uint32_t frac, char *p)
+{
+	p[8] = (char)('0' + frac % 10);
+	frac /= 10;
+	for (int i = 6; i >= 0; i -= 2) {
+		memcpy(p + i, pairs + 2 * (frac % 100), 2);
+		frac /= 100;
+	}
+}
+
 size_t bb_time_format(int64_t ns, char *buf)
 {
 	char tmp[24];
-	char *p = buf;
-	uint64_t m, sec, frac;
-	int n = 0;
+	char *p = buf, *t = tmp + sizeof tmp;
+	uint64_t m, sec;
 
 	if (ns < 0) {
 		*p++ = '-';
@@ -166,18 +181,21 @@ size_t bb_time_format(int64_t ns, char *buf)
 		m = (uint64_t)ns;
 	}
 	sec = m / (uint64_t)BB_NS_PER_S;
-	frac = m % (uint64_t)BB_NS_PER_S;
-	do {
-		tmp[n++] = (char)('0' + sec % 10);
-		sec /= 10;
-	} while (sec);
-	while (n)
-		*p++ = tmp[--n];
-	*p++ = '.';
-	for (int i = 8; i >= 0; i--) {
-		p[i] = (char)('0' + frac % 10);
-		frac /= 10;
+	while (sec >= 100) {
+		t -= 2;
+		memcpy(t, pairs + 2 * (sec % 100), 2);
+		sec /= 100;
 	}
+	if (sec >= 10) {
+		t -= 2;
+		memcpy(t, pairs + 2 * sec, 2);
+	} else {
+		*--t = (char)('0' + sec);
+	}
+	memcpy(p, t, (size_t)(tmp + sizeof tmp - t));
+	p += tmp + sizeof tmp - t;
+	*p++ = '.';
+	bb_time_frac9((uint32_t)(m % (uint64_t)BB_NS_PER_S), p);
 	p += 9;
 	*p = '\0';
 	return (size_t)(p - buf);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "trace/trace.h"
+#include "trace/trace_int.h"
 
 /*
  * Lines are formatted straight into one large buffer and written only as
@@ -31,6 +32,11 @@ struct bb_writer {
 	size_t len, cap;
 	int failed;
 	char failmsg[sizeof(((struct bb_err *)0)->msg)];
+	/* The seconds of the last record's time, formatted through the dot in
+	 * ts_str (ts_len 0: none yet), reused while they do not change. */
+	int64_t ts_sec;
+	size_t ts_len;
+	char ts_str[BB_TIME_BUFSZ];
 };
 
 /* "CALL", "RET", "MSG"; "?" for a value that is not an op. Static string. */
@@ -51,19 +57,68 @@ static inline int must_encode(unsigned char c)
 	return c <= 0x20 || c == '%' || c == 0x7f;
 }
 
-static char *encode(char *o, const char *s, size_t n)
+/* Nonzero when one of the eight bytes of v must be encoded: a byte below
+ * 0x21, '%' or DEL. Exact for the word as a whole (a borrow can mark a byte
+ * only above one that really matches). */
+static inline uint64_t must_encode8(uint64_t v)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101), high = ones * 0x80;
+	uint64_t pct = v ^ (ones * '%'), del = v ^ (ones * 0x7f);
+
+	return ((v - ones * 0x21) & ~v & high) | ((pct - ones) & ~pct & high) |
+	       ((del - ones) & ~del & high);
+}
+
+static inline char *encode(char *o, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
+	size_t i = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (must_encode(c)) {
-			o[0] = '%';
-			o[1] = hex[c >> 4];
-			o[2] = hex[c & 15];
-			o += 3;
-		} else {
-			*o++ = (char)c;
+	/* Whole words are copied when none of their bytes needs encoding, which
+	 * is most of every field; the caller reserved 3 * n bytes at o. Fields
+	 * of 4 to 7 bytes are tested as two overlapping 4-byte words. */
+	if (n >= 4 && n < 8) {
+		uint32_t a, b;
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		if (!must_encode8((uint64_t)a << 32 | b)) {
+			memcpy(o, &a, 4);
+			memcpy(o + n - 4, &b, 4);
+			return o + n;
+		}
+	}
+	while (i < n) {
+		size_t end = n;
+		if (n - i >= 8) {
+			uint64_t v;
+			memcpy(&v, s + i, 8);
+			if (!must_encode8(v)) {
+				memcpy(o, &v, 8);
+				o += 8;
+				i += 8;
+				continue;
+			}
+			end = i + 8;
+		} else if (n >= 8) {
+			/* The last word, overlapping bytes already written: if it
+			 * is clean, they were copied as they are. */
+			uint64_t v;
+			memcpy(&v, s + n - 8, 8);
+			if (!must_encode8(v)) {
+				memcpy(o - (8 - (n - i)), &v, 8);
+				return o + (n - i);
+			}
+		}
+		for (; i < end; i++) {
+			unsigned char c = (unsigned char)s[i];
+			if (must_encode(c)) {
+				o[0] = '%';
+				o[1] = hex[c >> 4];
+				o[2] = hex[c & 15];
+				o += 3;
+			} else {
+				*o++ = (char)c;
+			}
 		}
 	}
 	return o;
@@ -76,6 +131,27 @@ char *bb_pct_encode(const char *s, size_t len)
 
 	*encode(out, s, len) = '\0';
 	return out;
+}
+
+/* bb_time_format, with the seconds kept from the last record: records come
+ * nearly in time order, so most share them and only the 9 decimals change. */
+static size_t put_time(struct bb_writer *w, int64_t ns, char *p)
+{
+	int64_t sec = ns / BB_NS_PER_S;
+	size_t n;
+
+	if (ns < 0)
+		return bb_time_format(ns, p);
+	if (w->ts_len && sec == w->ts_sec) {
+		memcpy(p, w->ts_str, w->ts_len);
+		bb_time_frac9((uint32_t)(ns % BB_NS_PER_S), p + w->ts_len);
+		return w->ts_len + 9;
+	}
+	n = bb_time_format(ns, p);
+	w->ts_len = n - 9;
+	w->ts_sec = sec;
+	memcpy(w->ts_str, p, w->ts_len);
+	return n;
 }
 
 static int wfail(struct bb_writer *w, struct bb_err *err, int e)
@@ -272,7 +348,7 @@ int bb_writer_put(struct bb_writer *w, int64_t ts_ns, enum bb_op op, const char 
 	if (reserve(w, need, err))
 		return BB_ERR_IO;
 	start = p = w->buf + w->len;
-	p += bb_time_format(ts_ns, p);
+	p += put_time(w, ts_ns, p);
 	*p++ = '\t';
 	memcpy(p, bb_op_name(op), op == BB_CALL ? 4 : 3);
 	p += op == BB_CALL ? 4 : 3;
