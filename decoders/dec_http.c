@@ -602,7 +602,7 @@ static int h2c_upgrade(const uint8_t *p, size_t n)
 		if (ll <= 2)
 			break;
 		const uint8_t *lp = bb_rd_bytes(&line, ll);
-		if (ll > 8 && lower_eq(lp, 8, "upgrade:") && has_token(lp + 8, ll - 8, "h2c"))
+		if (ll > 8 && lower_eq(lp, 8, "upgrade:", 8) && has_token(lp + 8, ll - 8, "h2c", 3))
 			return 1;
 	}
 	return 0;
