@@ -147,7 +147,9 @@ for dec in smb2 dcerpc; do
 	c=$(grep -c "	CALL	.*	proto=$dec	" "$T/smb.tr")
 	r=$(grep -c "	RET	.*	proto=$dec	" "$T/smb.tr")
 	echo "$dec: $c calls, $r returns"
-	[ "$c" = "$r" ] || { echo "FAIL: $dec calls and returns differ"; fail=1; }
+	# Every call answered; an SMB2 server under load may first send an interim
+	# STATUS_PENDING reply, a second RET of the same call (tshark counts it too).
+	[ "$r" -ge "$c" ] || { echo "FAIL: $dec: fewer returns than calls"; fail=1; }
 	if command -v tshark >/dev/null 2>&1 && [ -f "$BB_SRC/../shared/corpus/oracle.py" ]; then
 		o=$(python3 "$BB_SRC/../shared/corpus/oracle.py" $dec "$T/smb.pcap" --count 2>/dev/null)
 		[ "$o" = "$c $r" ] || { echo "FAIL: $dec: tshark counts $o, bbcap $c $r"; fail=1; }
