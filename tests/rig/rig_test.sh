@@ -17,11 +17,13 @@
 #     with the rate of requests, not with the number open at once;
 #   - the servers run at real-time priority (rig.sh) so that the builds
 #     sharing the machine do not stretch those call delays.
-# bbnest runs with --penalty 0,2,2 (RIG_NEST_OPTS): the app tier calls redis
-# and pg in parallel, which the default overlap penalty (2,0,0), made for
-# nodes that call one child at a time, punishes in the true parent; the
-# same-callee and any-child penalties keep a request that has its children
-# from taking another's (an nginx request with app2 taking an app1 call).
+# bbnest runs with --penalty 0,2,2 --smooth 2 (RIG_NEST_OPTS): the app tier
+# calls redis and pg in parallel, which the default overlap penalty (2,0,0),
+# made for nodes that call one child at a time, punishes in the true parent;
+# the same-callee and any-child penalties keep a request that has its
+# children from taking another's (an nginx request with app2 taking an app1
+# call); smoothing lets a true delay that fell between the histogram's dense
+# bins (a forwarding stalled for a few ms) still score.
 # Needs root, ip(8), ethtool, nginx, redis-server, memcached, dnsmasq,
 # PostgreSQL, /usr/bin/python3; skips (77) otherwise. RIG_KEEP=DIR copies the
 # traces, logs and results there; RIG_PCAP=1 also keeps tcpdump captures.
@@ -38,7 +40,7 @@ T=$(cd "$BB_TMP" && pwd)
 rm -f "$T"/*.log "$T"/*.tr "$T"/*.json "$T"/*.err "$T"/*.pcap
 . "$BB_SRC/tests/rig/rig.sh"
 score() { /usr/bin/python3 "$BB_SRC/tests/rig/score.py" "$@"; }
-NEST_OPTS=${RIG_NEST_OPTS---penalty 0,2,2} # set and empty: bbnest's defaults
+NEST_OPTS=${RIG_NEST_OPTS---penalty 0,2,2 --smooth 2} # set and empty: bbnest's defaults
 RIG_GAP_MS=${RIG_GAP_MS:-20}
 export RIG_GAP_MS
 LEVELS=${RIG_LEVELS:-"1:20:60:500 8:200:440:500 64:2000:3200:500"}
