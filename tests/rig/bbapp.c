@@ -11,7 +11,7 @@
  *               [--backend NAME=KIND@IP:PORT ...] [--pool N]
  *               [--delay TYPE:BACKEND:MS ...] [--render MIN_MS:MAX_MS]
  *   bbapp load  --target IP:PORT --clients N --requests N --mix TYPE=W,...
- *               --log FILE [--seed S] [--id PREFIX] [--ramp MS]
+ *               --log FILE [--seed S] [--id PREFIX] [--ramp MS] [--gap MS]
  *
  * Config: one line per request type, "TYPE GROUP ; GROUP ...", a GROUP being
  * BACKEND[,BACKEND...] called in parallel (all requests sent, then all
@@ -29,6 +29,13 @@
  * sent, or "-". Times are CLOCK_REALTIME nanoseconds, the clock bbcap uses.
  * The load client writes the same line with NODE "client" and CALLS "-"
  * (or "ERR" when the request failed).
+ *
+ * The load client runs N clients, each sending its next request when the
+ * last one is answered (a closed loop). --gap MS makes any two requests of
+ * all the clients begin at least MS apart: a client whose turn comes too
+ * soon waits for its slot. The rig uses it to keep requests from beginning
+ * within a call delay of each other (docs/accuracy.md, "The real multi-tier
+ * rig"), whatever the number of clients.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -776,6 +783,8 @@ static pthread_mutex_t load_mu = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long seed = 1;
 static const char *id_prefix = "r";
 static int ramp_ms, nclients = 1;
+static int64_t gap_ns;        /* --gap: least time between two requests' starts */
+static int64_t last_start_ns; /* CLOCK_MONOTONIC time of the last slot given out */
 
 struct client {
 	int no;
@@ -790,6 +799,30 @@ static uint64_t xorshift(uint64_t *s)
 	return *s;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Waits for the next start slot: at least gap_ns after the slot given out
+ * before (any client's). Takes load_mu's place in the caller's critical
+ * section: called with load_mu held, returns with it released. */
+static void wait_slot(void)
+{
+	int64_t now = mono_ns(), slot = now;
+	if (gap_ns > 0 && last_start_ns > 0 && last_start_ns + gap_ns > now)
+		slot = last_start_ns + gap_ns;
+	last_start_ns = slot;
+	pthread_mutex_unlock(&load_mu);
+	if (slot > now) {
+		struct timespec ts = {(time_t)(slot / 1000000000), (long)(slot % 1000000000)};
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+		}
+	}
+}
+
 static void *client_run(void *arg)
 {
 	struct client *cl = arg;
@@ -802,9 +835,11 @@ static void *client_run(void *arg)
 	for (;;) {
 		pthread_mutex_lock(&load_mu);
 		long i = next_request < total_requests ? next_request++ : -1;
-		pthread_mutex_unlock(&load_mu);
-		if (i < 0)
+		if (i < 0) {
+			pthread_mutex_unlock(&load_mu);
 			break;
+		}
+		wait_slot();
 		unsigned r = (unsigned)(xorshift(&cl->rng) % mix_total);
 		const char *type = mixes[0].type;
 		for (int k = 0; k < nmix; k++) {
@@ -859,6 +894,8 @@ static int cmd_load(int argc, char **argv)
 			log = v;
 		else if (strcmp(a, "--ramp") == 0)
 			ramp_ms = atoi(v);
+		else if (strcmp(a, "--gap") == 0)
+			gap_ns = (int64_t)atoi(v) * 1000000;
 		else if (strcmp(a, "--id") == 0)
 			id_prefix = v;
 		else if (strcmp(a, "--seed") == 0)
@@ -879,7 +916,7 @@ static int cmd_load(int argc, char **argv)
 		} else
 			die("unknown option %s", a);
 	}
-	if (!log || nmix == 0 || mix_total == 0 || clients < 1 || clients > 1024 ||
+	if (!log || nmix == 0 || mix_total == 0 || clients < 1 || clients > 1024 || gap_ns < 0 ||
 	    total_requests < 1 || target.sin_family != AF_INET)
 		die("load needs --target, --clients (1-1024), --requests, --mix and --log");
 	nclients = clients;
@@ -917,6 +954,7 @@ int main(int argc, char **argv)
 	                "                   [--backend NAME=KIND@IP:PORT ...] [--pool N]\n"
 	                "                   [--delay TYPE:BACKEND:MS ...] [--render MIN_MS:MAX_MS]\n"
 	                "       bbapp load --target IP:PORT --clients N --requests N\n"
-	                "                  --mix TYPE=W,... --log FILE [--seed S] [--id PREFIX] [--ramp MS]\n");
+	                "                  --mix TYPE=W,... --log FILE [--seed S] [--id PREFIX] [--ramp MS]\n"
+	                "                  [--gap MS]\n");
 	return 2;
 }

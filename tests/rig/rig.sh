@@ -11,17 +11,30 @@
 #   rig_apps RENDER [DELAY]
 #                      (re)starts app1 and app2 with bbapp --render RENDER,
 #                      app2 with --delay DELAY if given.
-#   rig_run NAME CLIENTS REQUESTS   ($RIG_RAMP_MS spreads the clients' starts)
+#   rig_run NAME CLIENTS REQUESTS   ($RIG_RAMP_MS spreads the clients' starts,
+#                      $RIG_GAP_MS spaces any two requests' starts)
 #                      warms the nginx upstream connections up (not
 #                      captured), starts bbcap on the bridge (and tcpdump when
 #                      $RIG_PCAP is set), runs the load, stops the capture:
 #                      $T/NAME.tr, $T/NAME.client.log, $T/NAME.pcap.
 # Needs $T (scratch directory, absolute), $BB_BIN, $BB_SRC and root.
+#
+# The servers and the load client run under the lowest real-time priority
+# (chrt -f 1; RIG_RT=0: not) when the kernel allows it: on a machine shared
+# with builds, a server descheduled for tens of milliseconds between a
+# request's arrival and its calls lets other requests arrive in between,
+# which is the rig's own noise, not bb's (docs/accuracy.md). They sleep
+# most of the time (about 25 requests/s), so the rest of the machine loses
+# little.
 
 RIG_NODES="client nginx app1 app2 auth redis memcached pg dns"
 RIG_MIX=${RIG_MIX:-cart=45,item=25,static=20,login=6,lookup=4}
 RIG_RENDER=${RIG_RENDER:-50:150}
 rig_pids=""
+rig_rt="" # the servers' priority (see above); unquoted where used
+if [ "${RIG_RT:-1}" != 0 ] && chrt -f 1 true 2>/dev/null; then
+	rig_rt="chrt -f 1"
+fi
 rig_pgdata=""
 
 rig_cleanup() {
@@ -52,6 +65,8 @@ ip_of() {
 	done
 }
 in_ns() { _ns=$(ns "$1"); shift; ip netns exec "$_ns" "$@"; }
+# Servers are started as `ip netns exec NS $rig_rt CMD &`, never through a
+# shell function: $! must be the server's own PID (ip and chrt exec it).
 
 rig_up() {
 	rig_id=$$
@@ -108,23 +123,31 @@ rig_apps() {
 		d=""
 		[ $a = app2 ] && [ -n "${2:-}" ] && d="--delay $2"
 		# shellcheck disable=SC2046,SC2086
-		ip netns exec "$(ns $a)" "$BB_BIN/bbapp" serve --name $a --listen "$(ip_of $a):8000" \
+		ip netns exec "$(ns $a)" $rig_rt "$BB_BIN/bbapp" serve --name $a --listen "$(ip_of $a):8000" \
 			--config "$BB_SRC/tests/rig/app.conf" --log "$T/$a.log" --pool 16 \
 			--render "$1" $(rig_backends) $d 2>>"$T/$a.err" &
 		app_pids="$app_pids $!"
 		rig_pids="$rig_pids $!"
 	done
-	wait_tcp app1 8000 app1 && wait_tcp app2 8000 app2
+	wait_tcp app1 8000 app1 && wait_tcp app2 8000 app2 || return 1
+	# the listener found must be the new one, not a survivor of the last
+	for p in $app_pids; do
+		kill -0 "$p" 2>/dev/null ||
+			{ echo "FAIL: bbapp (pid $p) did not start: $(tail -n 1 "$T/app1.err" "$T/app2.err")"; return 1; }
+	done
 }
 
 rig_servers() {
-	ip netns exec "$(ns redis)" redis-server --bind "$(ip_of redis)" --port 6379 --protected-mode no \
+	# shellcheck disable=SC2086
+	ip netns exec "$(ns redis)" $rig_rt redis-server --bind "$(ip_of redis)" --port 6379 --protected-mode no \
 		--daemonize no --save '' --appendonly no --logfile "$T/redis.log" &
 	rig_pids="$rig_pids $!"
-	ip netns exec "$(ns memcached)" memcached -l "$(ip_of memcached)" -p 11211 -U 0 -u root -t 2 \
+	# shellcheck disable=SC2086
+	ip netns exec "$(ns memcached)" $rig_rt memcached -l "$(ip_of memcached)" -p 11211 -U 0 -u root -t 2 \
 		2>"$T/memcached.err" &
 	rig_pids="$rig_pids $!"
-	ip netns exec "$(ns dns)" dnsmasq -k --no-resolv --no-hosts --listen-address="$(ip_of dns)" \
+	# shellcheck disable=SC2086
+	ip netns exec "$(ns dns)" $rig_rt dnsmasq -k --no-resolv --no-hosts --listen-address="$(ip_of dns)" \
 		--bind-interfaces --address=/rig.test/10.9.9.9 --pid-file="$T/dnsmasq.pid" \
 		--user=root --cache-size=0 2>"$T/dnsmasq.err" &
 	rig_pids="$rig_pids $!"
@@ -134,12 +157,14 @@ rig_servers() {
 	runuser -u postgres -- "$pgbin/initdb" -D "$rig_pgdata/db" -A trust -U postgres \
 		>"$T/initdb.log" 2>&1 || { echo "FAIL: initdb"; cat "$T/initdb.log"; return 1; }
 	echo "host all all $net.0/24 trust" >>"$rig_pgdata/db/pg_hba.conf"
-	in_ns pg runuser -u postgres -- "$pgbin/pg_ctl" -D "$rig_pgdata/db" -l "$rig_pgdata/pg.log" \
+	# shellcheck disable=SC2086
+	ip netns exec "$(ns pg)" $rig_rt runuser -u postgres -- "$pgbin/pg_ctl" -D "$rig_pgdata/db" -l "$rig_pgdata/pg.log" \
 		-o "-c listen_addresses=$(ip_of pg) -k $rig_pgdata -c fsync=off" -w start \
 		>"$T/pg_ctl.log" 2>&1 || { echo "FAIL: pg_ctl"; cat "$T/pg_ctl.log" "$rig_pgdata/pg.log"; return 1; }
 	wait_tcp redis 6379 redis || return 1
 	wait_tcp memcached 11211 memcached || return 1
-	ip netns exec "$(ns auth)" "$BB_BIN/bbapp" serve --name auth --listen "$(ip_of auth):8000" \
+	# shellcheck disable=SC2086
+	ip netns exec "$(ns auth)" $rig_rt "$BB_BIN/bbapp" serve --name auth --listen "$(ip_of auth):8000" \
 		--config "$BB_SRC/tests/rig/auth.conf" --log "$T/auth.log" --pool 16 \
 		$(rig_backends | sed 's/--backend auth=[^ ]*//') 2>"$T/auth.err" &
 	rig_pids="$rig_pids $!"
@@ -178,14 +203,17 @@ http {
 NGEOF
 	in_ns nginx nginx -t -c "$T/nginx.conf" >"$T/nginx-t.log" 2>&1 ||
 		{ echo "skipped: nginx -t failed: $(cat "$T/nginx-t.log")" >&2; exit 77; }
-	ip netns exec "$(ns nginx)" nginx -c "$T/nginx.conf" -g 'daemon off;' &
+	# shellcheck disable=SC2086
+	ip netns exec "$(ns nginx)" $rig_rt nginx -c "$T/nginx.conf" -g 'daemon off;' &
 	rig_pids="$rig_pids $!"
 	wait_tcp nginx 80 nginx
 }
 
 rig_load() { # NAME CLIENTS REQUESTS LOG [RAMP_MS]
-	in_ns client "$BB_BIN/bbapp" load --target "$(ip_of nginx):80" --clients "$2" \
-		--requests "$3" --mix "$RIG_MIX" --seed "$2" --id "$1" --log "$4" --ramp "${5:-0}"
+	# shellcheck disable=SC2086
+	ip netns exec "$(ns client)" $rig_rt "$BB_BIN/bbapp" load --target "$(ip_of nginx):80" --clients "$2" \
+		--requests "$3" --mix "$RIG_MIX" --seed "$2" --id "$1" --log "$4" --ramp "${5:-0}" \
+		--gap "${RIG_GAP_MS:-0}"
 }
 
 rig_run() {
