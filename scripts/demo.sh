@@ -8,6 +8,9 @@ build=${1:-build/release}
 bin=$build/bin
 ex=examples/rig
 out=out/demo
+# The rig's services make parallel calls (redis and pg): no overlap penalty,
+# the same- and any-child penalties instead, light smoothing (docs/tutorial.md).
+nest_opts="--penalty 0,2,2 --smooth 2"
 mkdir -p "$out"
 
 echo "== the capture: nginx, two app servers, auth, redis, memcached, PostgreSQL, dnsmasq"
@@ -20,10 +23,10 @@ echo "   trace written to $out/delay.tr"
 
 if [ -x "$bin/bbnest" ]; then
 	echo
-	echo "== bbnest: causal path patterns, the 6 most frequent"
-	"$bin/bbnest" -q --text --rank count --top 6 "$out/delay.tr" | tee "$out/delay-nest.txt"
-	"$bin/bbnest" -q --rank count --top 6 -o "$out/delay-nest.dot" "$out/delay.tr"
-	"$bin/bbnest" -q --json --no-bins "$out/delay.tr" >"$out/delay-nest.json"
+	echo "== bbnest $nest_opts: causal path patterns, the 6 most frequent"
+	"$bin/bbnest" -q $nest_opts --text --rank count --top 6 "$out/delay.tr" | tee "$out/delay-nest.txt"
+	"$bin/bbnest" -q $nest_opts --rank count --top 6 -o "$out/delay-nest.dot" "$out/delay.tr"
+	"$bin/bbnest" -q $nest_opts --json --no-bins "$out/delay.tr" >"$out/delay-nest.json"
 	if command -v dot >/dev/null 2>&1; then
 		dot -Tsvg "$out/delay-nest.dot" -o "$out/delay-nest.svg"
 		echo "   graph: $out/delay-nest.svg"

@@ -223,7 +223,7 @@ rig_run() {
 	rig_load "$name-w" "$clients" "$clients" "$T/warmup.log" ||
 		{ echo "FAIL: warm-up load"; return 1; }
 	if [ -n "${RIG_PCAP:-}" ]; then
-		tcpdump -i "$br" -w "$T/$name.pcap" -s 0 -B 32768 2>"$T/$name.tcpdump.err" &
+		tcpdump -i "$br" --time-stamp-precision=nano -w "$T/$name.pcap" -s 0 -B 32768 2>"$T/$name.tcpdump.err" &
 		tcpd=$!
 		rig_pids="$rig_pids $tcpd"
 	fi
