@@ -6,95 +6,12 @@
 #include "decoders/decoders.h"
 #include "unit.h"
 
+#define FAKE_SERVER "10.0.0.2:80"
+#include "dec_fake.h"
+
 #include "test_dec_http2_data.h"
 
-/* ---- a fake capture: collects records, times are positions ---------------- */
-
-#define NREC 512
-#define BUFN 65536
-
-struct rec {
-	enum bb_op op;
-	int dir;
-	int64_t ts, end;
-	uint64_t len;
-	char id[48];
-	char req[128];
-};
-
-struct fake {
-	struct rec r[NREC];
-	int n;
-	struct bb_dec_stats st;
-	struct bb_dec_ctx ctx;
-	void *state;
-	uint8_t buf[2][BUFN];
-	size_t len[2];
-	uint64_t pos[2];
-};
-
 static const struct bb_decoder *dec = &bb_dec_http2;
-
-static int64_t fake_time(void *arg, int dir, uint64_t pos)
-{
-	(void)arg;
-	return (int64_t)pos * 10 + dir;
-}
-
-static void fake_emit(void *arg, const struct bb_dec_msg *m)
-{
-	struct fake *f = arg;
-	if (f->n >= NREC)
-		return;
-	struct rec *r = &f->r[f->n++];
-	r->op = m->op;
-	r->dir = m->dir;
-	r->ts = m->ts_ns;
-	r->end = m->end_ns;
-	r->len = m->len;
-	snprintf(r->id, sizeof r->id, "%.*s", (int)m->id_len, m->id);
-	snprintf(r->req, sizeof r->req, "%.*s", (int)m->req_len, m->req ? m->req : "");
-}
-
-static struct fake *fake_new(void)
-{
-	struct fake *f = calloc(1, sizeof *f);
-	f->state = calloc(1, dec->state_size);
-	f->ctx.conn = 7;
-	f->ctx.client = "10.0.0.1:1234";
-	f->ctx.server = "10.0.0.2:80";
-	f->ctx.transport = BB_TR_TCP;
-	f->ctx.stats = &f->st;
-	f->ctx.time_at = fake_time;
-	f->ctx.emit = fake_emit;
-	f->ctx.arg = f;
-	return f;
-}
-
-static void fake_free(struct fake *f)
-{
-	dec->free(f->state);
-	free(f->state);
-	free(f);
-}
-
-static void feed(struct fake *f, int dir, const void *p, size_t n)
-{
-	if (f->len[dir] + n > BUFN) {
-		UNIT_FAIL_("test buffer full");
-		return;
-	}
-	memcpy(f->buf[dir] + f->len[dir], p, n);
-	f->len[dir] += n;
-	size_t c = dec->decode(f->state, &f->ctx, dir, f->pos[dir], f->buf[dir], f->len[dir]);
-	if (c > f->len[dir]) {
-		UNIT_FAIL_("decoder consumed %zu of %zu", c, f->len[dir]);
-		c = f->len[dir];
-	}
-	memmove(f->buf[dir], f->buf[dir] + c, f->len[dir] - c);
-	f->len[dir] -= c;
-	f->pos[dir] += c;
-}
 
 /* A gap of `lost` bytes (0: unknown) after what was consumed. */
 static void gap(struct fake *f, int dir, uint64_t lost)
@@ -108,14 +25,6 @@ static void gap(struct fake *f, int dir, uint64_t lost)
 static void end(struct fake *f)
 {
 	dec->end(f->state, &f->ctx);
-}
-
-static int count_op(const struct fake *f, enum bb_op op)
-{
-	int k = 0;
-	for (int i = 0; i < f->n; i++)
-		k += f->r[i].op == op;
-	return k;
 }
 
 /* The record of op with id, or NULL. */
@@ -181,7 +90,7 @@ static void feed_cut(struct fake *f, int dir, const uint8_t *p, size_t n, size_t
 static struct fake *run(const uint8_t *c, size_t cn, size_t ck, const uint8_t *s, size_t sn,
                         size_t sk)
 {
-	struct fake *f = fake_new();
+	struct fake *f = fake_new(dec, BB_TR_TCP);
 	feed_cut(f, 0, c, cn, ck);
 	feed_cut(f, 1, s, sn, sk);
 	end(f);
@@ -408,7 +317,7 @@ static void t_frames(void)
 
 static void t_gap(void)
 {
-	struct fake *f = fake_new();
+	struct fake *f = fake_new(dec, BB_TR_TCP);
 	struct out c = {0}, s = {0};
 	put(&c, PREFACE, 24);
 	static const uint8_t h1[] = {0x82, 0x86, 0x44, 2, '/', 'a'}; /* :path /a into the table */
@@ -453,7 +362,7 @@ static void t_gap(void)
 
 static void t_midstream(void)
 {
-	struct fake *f = fake_new();
+	struct fake *f = fake_new(dec, BB_TR_TCP);
 	struct out c = {0}, s = {0};
 	frame(&c, HEADERS, EH | ES, 21, "\x83\xc0\x86", 3); /* POST, :path in a table never seen */
 	CHECK(dec->probe(c.b, c.n, BB_TR_TCP, 0));
@@ -476,7 +385,7 @@ static void t_midstream(void)
 
 static void t_many_streams(void)
 {
-	struct fake *f = fake_new();
+	struct fake *f = fake_new(dec, BB_TR_TCP);
 	struct out c = {0};
 	put(&c, PREFACE, 24);
 	feed(f, 0, c.b, c.n);
@@ -502,7 +411,7 @@ static void t_many_streams(void)
 
 static void t_garbage(void)
 {
-	struct fake *f = fake_new();
+	struct fake *f = fake_new(dec, BB_TR_TCP);
 	struct out c = {0};
 	put(&c, PREFACE, 24);
 	frame(&c, HEADERS, EH | ES, 1, "\xbf", 1);                /* no such entry */

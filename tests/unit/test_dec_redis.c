@@ -6,111 +6,13 @@
 #include "decoders/decoders.h"
 #include "unit.h"
 
-/* ---- a fake capture: collects records, times are stream positions ---------- */
-
-struct rec {
-	enum bb_op op;
-	int dir;
-	int64_t ts, end;
-	uint64_t len;
-	char id[64];
-	char req[64];
-};
-
-#define NREC 1024
-
-struct fake {
-	struct rec r[NREC];
-	int n;
-	struct bb_dec_stats st;
-	struct bb_dec_ctx ctx;
-	const struct bb_decoder *dec;
-	void *state;
-	uint8_t buf[2][16384];
-	size_t len[2];
-	uint64_t pos[2];
-};
-
-static int64_t fake_time(void *arg, int dir, uint64_t pos)
-{
-	(void)arg;
-	return (int64_t)pos * 10 + dir;
-}
-
-static void fake_emit(void *arg, const struct bb_dec_msg *m)
-{
-	struct fake *f = arg;
-	if (f->n >= NREC)
-		return;
-	struct rec *r = &f->r[f->n++];
-	r->op = m->op;
-	r->dir = m->dir;
-	r->ts = m->ts_ns;
-	r->end = m->end_ns;
-	r->len = m->len;
-	snprintf(r->id, sizeof r->id, "%.*s", (int)m->id_len, m->id);
-	snprintf(r->req, sizeof r->req, "%.*s", (int)m->req_len, m->req ? m->req : "");
-}
-
-static struct fake *fake_new(const struct bb_decoder *dec, unsigned tr)
-{
-	struct fake *f = calloc(1, sizeof *f);
-	f->dec = dec;
-	f->state = calloc(1, dec->state_size);
-	f->ctx.conn = 7;
-	f->ctx.client = "10.0.0.1:1234";
-	f->ctx.server = "10.0.0.2:6379";
-	f->ctx.transport = tr;
-	f->ctx.stats = &f->st;
-	f->ctx.time_at = fake_time;
-	f->ctx.emit = fake_emit;
-	f->ctx.arg = f;
-	return f;
-}
-
-static void fake_free(struct fake *f)
-{
-	if (f->dec->free)
-		f->dec->free(f->state);
-	free(f->state);
-	free(f);
-}
-
-/* Appends bytes to a direction's stream and lets the decoder consume. */
-static void feed(struct fake *f, int dir, const void *p, size_t n)
-{
-	if (f->ctx.transport == BB_TR_UDP) {
-		f->dec->decode(f->state, &f->ctx, dir, 0, p, n);
-		return;
-	}
-	if (n > sizeof f->buf[dir] - f->len[dir]) {
-		UNIT_FAIL_("test stream too long");
-		return;
-	}
-	memcpy(f->buf[dir] + f->len[dir], p, n);
-	f->len[dir] += n;
-	size_t c = f->dec->decode(f->state, &f->ctx, dir, f->pos[dir], f->buf[dir], f->len[dir]);
-	if (c > f->len[dir]) {
-		UNIT_FAIL_("decoder consumed %zu of %zu", c, f->len[dir]);
-		c = f->len[dir];
-	}
-	memmove(f->buf[dir], f->buf[dir] + c, f->len[dir] - c);
-	f->len[dir] -= c;
-	f->pos[dir] += c;
-}
+#define FAKE_SERVER "10.0.0.2:6379"
+#include "dec_fake.h"
 
 static void end(struct fake *f)
 {
 	if (f->dec->end)
 		f->dec->end(f->state, &f->ctx);
-}
-
-static int count_op(const struct fake *f, enum bb_op op)
-{
-	int k = 0;
-	for (int i = 0; i < f->n; i++)
-		k += f->r[i].op == op;
-	return k;
 }
 
 /* Request bytes then reply bytes, each cut at k (k = 0: whole). */

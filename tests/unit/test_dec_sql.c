@@ -7,101 +7,15 @@
 #include "decoders/decoders.h"
 #include "unit.h"
 
-/* ---- a fake capture: collects records, times are positions ---------------- */
+#define FAKE_SERVER "10.0.0.2:5432"
+#include "dec_fake.h"
 
-struct rec {
-	enum bb_op op;
-	int dir;
-	int64_t ts, end;
-	uint64_t len;
-	char id[64];
-	char req[80];
-};
-
-#define MAXREC 64
-
-struct fake {
-	struct rec r[MAXREC];
-	int n;
-	struct bb_dec_stats st;
-	struct bb_dec_ctx ctx;
-	const struct bb_decoder *dec;
-	void *state;
-	uint8_t *buf[2];        /* unconsumed bytes per direction */
-	size_t len[2], cap[2];
-	uint64_t pos[2];
-	size_t maxbuf;          /* most bytes the decoder ever left unconsumed */
-};
-
-static int64_t fake_time(void *arg, int dir, uint64_t pos)
-{
-	(void)arg;
-	return (int64_t)pos * 10 + dir;
-}
-
-static void fake_emit(void *arg, const struct bb_dec_msg *m)
-{
-	struct fake *f = arg;
-	if (f->n >= MAXREC)
-		return;
-	struct rec *r = &f->r[f->n++];
-	r->op = m->op;
-	r->dir = m->dir;
-	r->ts = m->ts_ns;
-	r->end = m->end_ns;
-	r->len = m->len;
-	snprintf(r->id, sizeof r->id, "%.*s", (int)m->id_len, m->id);
-	snprintf(r->req, sizeof r->req, "%.*s", (int)m->req_len, m->req ? m->req : "");
-}
-
-static struct fake *fake_new(const struct bb_decoder *dec)
-{
-	struct fake *f = calloc(1, sizeof *f);
-	f->dec = dec;
-	f->state = calloc(1, dec->state_size);
-	f->ctx.conn = 7;
-	f->ctx.client = "10.0.0.1:1234";
-	f->ctx.server = "10.0.0.2:5432";
-	f->ctx.transport = BB_TR_TCP;
-	f->ctx.stats = &f->st;
-	f->ctx.time_at = fake_time;
-	f->ctx.emit = fake_emit;
-	f->ctx.arg = f;
-	return f;
-}
-
-static void fake_free(struct fake *f)
+/* The flow ends (the decoder emits what is pending), then the fake goes. */
+static void fake_finish(struct fake *f)
 {
 	if (f->dec->end)
 		f->dec->end(f->state, &f->ctx);
-	if (f->dec->free)
-		f->dec->free(f->state);
-	free(f->state);
-	free(f->buf[0]);
-	free(f->buf[1]);
-	free(f);
-}
-
-/* Appends bytes to a direction's stream and lets the decoder consume. */
-static void feed(struct fake *f, int dir, const void *p, size_t n)
-{
-	if (f->len[dir] + n > f->cap[dir]) {
-		f->cap[dir] = (f->len[dir] + n) * 2;
-		f->buf[dir] = realloc(f->buf[dir], f->cap[dir]);
-	}
-	if (n)
-		memcpy(f->buf[dir] + f->len[dir], p, n);
-	f->len[dir] += n;
-	size_t c = f->dec->decode(f->state, &f->ctx, dir, f->pos[dir], f->buf[dir], f->len[dir]);
-	if (c > f->len[dir]) {
-		UNIT_FAIL_("decoder consumed %zu of %zu", c, f->len[dir]);
-		c = f->len[dir];
-	}
-	memmove(f->buf[dir], f->buf[dir] + c, f->len[dir] - c);
-	f->len[dir] -= c;
-	f->pos[dir] += c;
-	if (f->len[dir] > f->maxbuf)
-		f->maxbuf = f->len[dir];
+	fake_free(f);
 }
 
 /* Bytes lost: the decoder is told, what it held is dropped. */
@@ -111,14 +25,6 @@ static void gap(struct fake *f, int dir, uint64_t lost)
 	f->pos[dir] += gone;
 	f->len[dir] = 0;
 	f->dec->gap(f->state, &f->ctx, dir, gone);
-}
-
-static int count_op(const struct fake *f, enum bb_op op)
-{
-	int k = 0;
-	for (int i = 0; i < f->n; i++)
-		k += f->r[i].op == op;
-	return k;
 }
 
 /* A conversation: turns of bytes from one side. */
@@ -143,7 +49,7 @@ static void play(struct fake *f, const struct turn *t, size_t nt, size_t k)
  * (caller frees). */
 static struct fake *play_split(const struct bb_decoder *dec, const struct turn *t, size_t nt)
 {
-	struct fake *ref = fake_new(dec);
+	struct fake *ref = fake_new(dec, BB_TR_TCP);
 	play(ref, t, nt, 0);
 	if (dec->end)
 		dec->end(ref->state, &ref->ctx);
@@ -152,7 +58,7 @@ static struct fake *play_split(const struct bb_decoder *dec, const struct turn *
 		if (t[i].n > maxn)
 			maxn = t[i].n;
 	for (size_t k = 1; k < maxn; k++) {
-		struct fake *f = fake_new(dec);
+		struct fake *f = fake_new(dec, BB_TR_TCP);
 		play(f, t, nt, k);
 		if (dec->end)
 			dec->end(f->state, &f->ctx);
@@ -169,10 +75,10 @@ static struct fake *play_split(const struct bb_decoder *dec, const struct turn *
 				        f->r[i].id, f->r[i].req, ref->r[i].op == BB_CALL ? "CALL" : "RET",
 				        ref->r[i].id, ref->r[i].req);
 			f->dec = dec;
-			fake_free(f);
+			fake_finish(f);
 			break;
 		}
-		fake_free(f);
+		fake_finish(f);
 	}
 	/* end() already ran: do not run it again at free */
 	return ref;
@@ -429,7 +335,7 @@ static void t_pgsql_split(void)
 static void t_pgsql_tls_and_gap(void)
 {
 	/* SSLRequest answered 'S': the rest is TLS, nothing decoded. */
-	struct fake *f = fake_new(&bb_dec_pgsql);
+	struct fake *f = fake_new(&bb_dec_pgsql, BB_TR_TCP);
 	struct bld c = {{0}, 0};
 	b_be32(&c, 8);
 	b_be32(&c, 80877103);
@@ -439,11 +345,11 @@ static void t_pgsql_tls_and_gap(void)
 	feed(f, 1, "\x16\x03\x03\x00\x05hello", 10);
 	CHECK_INT(f->n, 0);
 	CHECK_INT(f->st.malformed, 0);
-	fake_free(f);
+	fake_finish(f);
 
 	/* A hole inside a DataRow is skipped by its length; a hole of unknown
 	 * size makes the decoder hunt, and the next cycle pairs by time. */
-	f = fake_new(&bb_dec_pgsql);
+	f = fake_new(&bb_dec_pgsql, BB_TR_TCP);
 	struct bld q = {{0}, 0}, r = {{0}, 0};
 	pg_msg(&q, 'Q', "SELECT * FROM big", NULL);
 	feed(f, 0, q.b, q.n);
@@ -482,7 +388,7 @@ static void t_pgsql_tls_and_gap(void)
 	CHECK_STR(f->r[3].req, "INSERT t");
 	CHECK_STR(f->r[3].id, f->r[2].id);
 	CHECK(f->st.skipped_bytes >= 7);
-	fake_free(f);
+	fake_finish(f);
 }
 
 /* ---- mysql ---------------------------------------------------------------------------- */
@@ -617,7 +523,7 @@ static void t_mysql_split(void)
  * result set whose sequence numbers wrap past 255 is one reply. */
 static void t_mysql_big(void)
 {
-	struct fake *f = fake_new(&bb_dec_mysql);
+	struct fake *f = fake_new(&bb_dec_mysql, BB_TR_TCP);
 	static uint8_t chunk[65536];
 	uint8_t h[8] = {0xff, 0xff, 0xff, 0x00, 0x03, 'S', 'E', 'L'};
 	memset(chunk, ' ', sizeof chunk);
@@ -650,12 +556,12 @@ static void t_mysql_big(void)
 	feed(f, 1, b.b, b.n);
 	CHECK_INT(count_op(f, BB_RET), 1);
 	CHECK_INT(f->st.unmatched_ret, 0);
-	fake_free(f);
+	fake_finish(f);
 }
 
 static void t_mysql_gap(void)
 {
-	struct fake *f = fake_new(&bb_dec_mysql);
+	struct fake *f = fake_new(&bb_dec_mysql, BB_TR_TCP);
 	struct bld b = {{0}, 0};
 	my_query(&b, 0x03, "SELECT * FROM a");
 	feed(f, 0, b.b, b.n);
@@ -674,7 +580,7 @@ static void t_mysql_gap(void)
 	CHECK_INT(count_op(f, BB_RET), 2);
 	CHECK_STR(f->r[3].req, "DELETE b");
 	CHECK_STR(f->r[3].id, "c7.2");
-	fake_free(f);
+	fake_finish(f);
 }
 
 /* ---- kafka ---------------------------------------------------------------------------- */
@@ -784,7 +690,7 @@ static void t_kafka_split(void)
 
 static void t_kafka_gap(void)
 {
-	struct fake *f = fake_new(&bb_dec_kafka);
+	struct fake *f = fake_new(&bb_dec_kafka, BB_TR_TCP);
 	struct bld c = {{0}, 0}, s = {{0}, 0};
 	kf_req(&c, 0, 7, 10, "t", 0);
 	kf_req(&c, 3, 1, 11, "t", 0);
@@ -803,7 +709,7 @@ static void t_kafka_gap(void)
 	CHECK_INT(count_op(f, BB_RET), 2);
 	CHECK_STR(f->r[3].id, "c7#11");
 	CHECK_STR(f->r[3].req, "Metadata t");
-	fake_free(f);
+	fake_finish(f);
 }
 
 /* ---- captured bytes ------------------------------------------------------------------- */
