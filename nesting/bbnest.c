@@ -45,6 +45,9 @@ static void usage(FILE *out)
 	        "      --reassign            a parent call takes at most as many children into\n"
 	        "                            one callee as the call counts support; a child\n"
 	        "                            may move another out of its best parent\n"
+	        "      --global              choose all parents at once: the best assignment\n"
+	        "                            under the child counts the call counts support\n"
+	        "                            (needs the messages in memory: see --memory)\n"
 	        "  -w, --skew-window SECONDS loosen nesting comparisons by this much (0.03, 30ms)\n"
 	        "  -b, --bin-range MIN,MAX   histogram range (default 1us,2h)\n"
 	        "      --bin-base B          ratio between bin edges (default 1.05)\n"
@@ -219,6 +222,7 @@ enum {
 	OPT_MEMORY,
 	OPT_RETURN_SCORE,
 	OPT_REASSIGN,
+	OPT_GLOBAL,
 	OPT_STATS,
 	OPT_VERSION,
 };
@@ -246,6 +250,7 @@ static const struct option longopts[] = {
 	{"memory", required_argument, NULL, OPT_MEMORY},
 	{"return-score", no_argument, NULL, OPT_RETURN_SCORE},
 	{"reassign", no_argument, NULL, OPT_REASSIGN},
+	{"global", no_argument, NULL, OPT_GLOBAL},
 	{"stats", no_argument, NULL, OPT_STATS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
@@ -383,6 +388,9 @@ int main(int argc, char **argv)
 		case OPT_REASSIGN:
 			p.reassign = 1;
 			break;
+		case OPT_GLOBAL:
+			p.global = 1;
+			break;
 		case OPT_MEMORY:
 			if (parse_count(optarg, &u) != 0 || u > ((uint64_t)SIZE_MAX >> 20))
 				return usage_error("--memory: bad size in MB '%s'", optarg);
@@ -459,6 +467,13 @@ int main(int argc, char **argv)
 		bb_nest_get_stats(inf, &si);
 		if (!si.return_scored && si.children)
 			fprintf(stderr, "%s: warning: %s: --return-score not used: the messages do "
+			                "not fit the --memory budget\n", prog, name);
+	}
+	if (inf && p.global && !quiet) {
+		struct bb_nest_stats si;
+		bb_nest_get_stats(inf, &si);
+		if (!si.global_used && si.children)
+			fprintf(stderr, "%s: warning: %s: --global not used: the messages or candidates do "
 			                "not fit the --memory budget\n", prog, name);
 	}
 

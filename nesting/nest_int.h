@@ -81,6 +81,7 @@ struct node_list {
 	struct call *head, *tail;
 	uint64_t ncalls; /* pass 1: call pairs into this node (--reassign) */
 	uint64_t nobs;   /* pass 1: of them, with children all sure (--reassign) */
+	uint32_t smin, smax; /* pass 1: fewest and most sure children of those (--global) */
 };
 
 /* Pass 1 records every message in 16 bytes when the budget allows, so that
@@ -119,6 +120,27 @@ struct pairc {
 	uint64_t twice; /* --reassign: calls into a seen with two sure children into b */
 };
 
+/* ---- --global (nest_global.c) ----------------------------------------------- */
+
+struct nest_gent {    /* a candidate parent of a child */
+	uint32_t par;     /* its CALL record */
+	uint32_t slot_t;  /* its parent node */
+	uint32_t slot_c;  /* its (parent, callee) node */
+	float w;          /* log score (-inf: none); then the cost, best - this */
+};
+struct nest_gchild {
+	uint32_t ridx;    /* its CALL record */
+	uint32_t b, c;    /* caller and callee nodes */
+	uint32_t off, nc; /* its candidates in ent */
+};
+struct nest_global {
+	struct nest_gchild *ch;
+	size_t nch, capch;
+	struct nest_gent *ent;
+	size_t nent, capent;
+	int full;         /* the candidates outgrew the memory budget: not used */
+};
+
 /* ---- patterns (nest_paths.c) ------------------------------------------------- */
 
 struct anode {
@@ -146,6 +168,9 @@ struct bb_nest {
 	int pass;                 /* 1: scoreboard, 2: parents and paths */
 	int rstage;               /* pass 2 replay that only builds the return-side
 	                             histograms (--return-score) */
+	int gstage;               /* pass 2 replay that only collects candidates (--global) */
+	struct nest_global glob;  /* --global: the children and their candidates */
+	uint32_t *gpar;           /* --global: per CALL record, its parent's, or BB_NONE */
 	int64_t now;
 	uint64_t seq;
 
@@ -244,8 +269,15 @@ void nest_triple_norms(struct bb_nest *n);
 void nest_smooth(struct bb_nest *n);
 void nest_bin_weights(struct bb_nest *n);
 void nest_penalty_tables(struct bb_nest *n);
+double nest_base_score(struct bb_nest *n, struct call *par, const struct call *child);
+int nest_once(struct bb_nest *n, uint32_t b, uint32_t c);
 struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
                                 size_t nc);
+
+/* nest_global.c */
+void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);
+void nest_global_solve(struct bb_nest *n);
+void nest_global_free(struct bb_nest *n);
 
 /* nest_paths.c */
 void nest_attach(struct call *parent, struct call *child);

@@ -53,7 +53,7 @@ static inline uint32_t node_of(struct bb_nest *n, const struct bb_reader *r, uin
  * return-side histograms): closed calls are freed, not kept for paths. */
 static inline int scoring(const struct bb_nest *n)
 {
-	return n->pass == 1 || n->rstage;
+	return n->pass == 1 || n->rstage || n->gstage;
 }
 
 static uint64_t key_hash(uint32_t from, uint32_t to, const char *id, size_t len)
@@ -441,6 +441,24 @@ static struct call *oracle_parent(struct call *c, struct call **cand, size_t nc)
 	return NULL;
 }
 
+/* --global: the parent the assignment chose, among the candidates */
+static struct call *global_parent(struct bb_nest *n, struct call *c, struct call **cand,
+                                  size_t nc)
+{
+	uint32_t want = n->gpar[c->ridx];
+	for (size_t i = 0; i < nc; i++) {
+		if (cand[i]->ridx != want)
+			continue;
+		/* a skew window lets a closed call under c be a candidate: never a
+		 * cycle */
+		for (struct call *a = cand[i]; a; a = a->parent)
+			if (a == c)
+				return NULL;
+		return cand[i];
+	}
+	return NULL;
+}
+
 /* Call c has just returned at time ts: its candidate parents, then the
  * scoreboard (pass 1) or its parent (pass 2). */
 static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
@@ -454,7 +472,7 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 	if (n->pass == 1)
 		n->st.call_pairs++;
 	if (n->pass == 1 && n->mode == BB_NEST_INFER &&
-	    (n->p.scoreboard == BB_NEST_SB_CALLER || n->p.reassign)) {
+	    (n->p.scoreboard == BB_NEST_SB_CALLER || n->p.reassign || n->p.global)) {
 		nest_pair_count(n, c->from, c->to);
 		n->into[c->to].ncalls++;
 	}
@@ -467,15 +485,19 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 	if (n->pass == 1) {
 		if (n->mode == BB_NEST_INFER && nc)
 			nest_score_child(n, c, n->cand, nc);
-		if (n->mode == BB_NEST_INFER && n->p.reassign)
+		if (n->mode == BB_NEST_INFER && (n->p.reassign || n->p.global))
 			nest_sure_child(n, c, n->cand, nc);
 	} else if (n->rstage) {
 		if (nc)
 			nest_score_return(n, c, n->cand, nc);
+	} else if (n->gstage) {
+		if (nc)
+			nest_global_collect(n, c, n->cand, nc);
 	} else {
 		struct call *parent = NULL;
 		if (nc)
 			parent = n->mode == BB_NEST_ORACLE ? oracle_parent(c, n->cand, nc)
+			         : n->gpar                 ? global_parent(n, c, n->cand, nc)
 			                                   : nest_choose_parent(n, c, n->cand, nc);
 		if (parent) {
 			nest_attach(parent, c);
@@ -666,6 +688,7 @@ void nest_replay(struct bb_nest *n)
 			c->seq = n->seq++;
 			c->from = m->op_from & REC_NODE_MAX;
 			c->to = m->arg;
+			c->ridx = (uint32_t)i;
 			if (n->rret)
 				c->end_ts = n->rret[i];
 			if (n->mode == BB_NEST_ORACLE) {

@@ -94,6 +94,8 @@ static void nest_clear(struct bb_nest *n)
 	free(n->rec);
 	free(n->rpath);
 	free(n->rret);
+	free(n->gpar);
+	nest_global_free(n);
 	nest_rsb_free(n);
 	bb_intern_free(n->paths);
 	free(n->binw);
@@ -365,6 +367,18 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 			n->rstage = 0;
 			n->st.return_scored = 1;
 		}
+		if (n->mode == BB_NEST_INFER && n->p.global) {
+			/* --global: a replay collects every child's candidates, then all
+			 * parents are chosen at once */
+			n->gstage = 1;
+			nest_replay(n);
+			n->gstage = 0;
+			if (!n->glob.full) {
+				nest_global_solve(n);
+				n->st.global_used = 1;
+			}
+			nest_global_free(n);
+		}
 		nest_replay(n);
 	} else if (rc >= 0) {
 		if (!buf && fseek(fp, 0, SEEK_SET) != 0) {
@@ -381,7 +395,9 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 	free(n->rec);
 	free(n->rpath);
 	free(n->rret);
+	free(n->gpar);
 	bb_intern_free(n->paths);
+	n->gpar = NULL;
 	n->rec = NULL;
 	n->rpath = NULL;
 	n->rret = NULL;
@@ -434,6 +450,8 @@ static struct bb_vval *params_vval(const struct bb_nest *n)
 	bb_vval_set(o, "return_score", bb_vval_bool(p->return_score));
 	if (p->reassign)
 		bb_vval_set(o, "reassign", bb_vval_bool(1));
+	if (p->global)
+		bb_vval_set(o, "global", bb_vval_bool(1));
 	bb_vval_set_str(o, "rank", p->rank == BB_NEST_RANK_COUNT ? "count" : "latency");
 	bb_vval_set_int(o, "top", (int64_t)p->top);
 	bb_vval_set_int(o, "min_count", (int64_t)p->min_count);
@@ -468,6 +486,11 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 		bb_vval_set(o, "return_scored", bb_vval_bool(st.return_scored));
 	if (n->p.reassign)
 		bb_vval_set(o, "reassigned", bb_vval_int((int64_t)st.reassigned));
+	if (n->p.global) {
+		bb_vval_set(o, "global_used", bb_vval_bool(st.global_used));
+		bb_vval_set_int(o, "global_rounds", (int64_t)st.global_rounds);
+		bb_vval_set_int(o, "global_over", (int64_t)st.global_over);
+	}
 	if (n->mode == BB_NEST_ORACLE)
 		bb_vval_set_int(o, "calls_without_path", (int64_t)st.no_path);
 	return o;

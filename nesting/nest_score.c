@@ -146,7 +146,11 @@ void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size
 	}
 	if (c->ambiguous || c->nsure > 4 || c->nsure == 0)
 		return;
-	n->into[c->to].nobs++;
+	struct node_list *l = &n->into[c->to];
+	if (!l->nobs++ || c->nsure < l->smin)
+		l->smin = c->nsure;
+	if (c->nsure > l->smax)
+		l->smax = c->nsure;
 	for (uint32_t i = 0; i < c->nsure; i++) {
 		uint32_t same = 0;
 		for (uint32_t j = 0; j < c->nsure; j++)
@@ -302,6 +306,13 @@ static double parent_score(struct bb_nest *n, struct call *par, const struct cal
 	return s;
 }
 
+/* The score of par as child's parent before penalties (par has no children
+ * yet: --global collects before any are given). */
+double nest_base_score(struct bb_nest *n, struct call *par, const struct call *child)
+{
+	return parent_score(n, par, child, NULL, NULL);
+}
+
 /* --reassign: whether a call into b has at most one child into c, as far
  * as pass 1's counts tell: there are no more b->c call pairs than call
  * pairs into b (a thousandth more is allowed for unmatched calls), and no
@@ -322,6 +333,11 @@ static int conflict(struct bb_nest *n, uint32_t b, uint32_t x, uint32_t y)
 	struct pairc *e = pc_find(n, b, x, 0);
 	return into && e && e->n <= into + into / 1000 && e->twice == 0 &&
 	       (e->once > 0 || n->into[b].nobs == 0);
+}
+
+int nest_once(struct bb_nest *n, uint32_t b, uint32_t c)
+{
+	return conflict(n, b, c, c);
 }
 
 /* The child of par (leaving out skip) that child conflicts with: the only

@@ -54,6 +54,10 @@ struct bb_nest_params {
 	                            callee as pass 1's call counts support; a child whose
 	                            best parent is full may move a child out of it (see
 	                            docs/nesting.md, "Reassignment") */
+	int global;              /* choose all parents at once: the assignment with the
+	                            highest product of scores under the capacities the
+	                            call counts support (needs the messages in memory: see
+	                            docs/nesting.md, "Global assignment") */
 	size_t memory_bytes;     /* keep the trace's messages in memory for pass 2 up to
 	                            this (16 bytes a message); above it, or 0, pass 2
 	                            reads the trace again */
@@ -98,6 +102,9 @@ struct bb_nest_stats {
 	int replayed;               /* pass 2 ran from the messages kept in memory */
 	int return_scored;          /* the return-side score was used */
 	uint64_t reassigned;        /* --reassign: children moved to another parent */
+	int global_used;            /* --global: the parents were chosen at once */
+	uint64_t global_rounds;     /* --global: auction rounds */
+	uint64_t global_over;       /* --global: children over a capacity at the end */
 };
 
 struct bb_nest;

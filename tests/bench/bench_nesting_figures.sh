@@ -23,6 +23,10 @@ ret="--return-score --penalty 2,1,0"
 # moves), alone and with the return-side score ("rr")
 re="--reassign"
 rr="--return-score --reassign"
+# --global (all parents chosen at once: a min-cost assignment under the child counts
+# the call counts support), alone ("g") and with the return-side score ("rg")
+gl="--global"
+rg="--return-score --global"
 nest() { "$bin/bbnest" -q --json --no-bins "$@"; }
 
 # the call delays of one pattern, named by its nodes in depth-first order
@@ -49,7 +53,7 @@ case $f in
 	echo "== Figure 12: multitier.json vs multitier-delay.json, call delays (ms) per pattern"
 	mt "$cfg/multitier.json" >"$tmp/n.tr"
 	mt "$cfg/multitier-delay.json" >"$tmp/d.tr"
-	for o in "" "$tuned" "$ret" "$re" "$rr"; do
+	for o in "" "$tuned" "$ret" "$re" "$rr" "$gl" "$rg"; do
 		echo "-- parameters: ${o:-defaults}"
 		# shellcheck disable=SC2086
 		nest $o "$tmp/n.tr" >"$tmp/n.json"
@@ -83,14 +87,26 @@ case $f in
 		printf '%s\nN\tdefault: 0%%\t2%%\t6%%\t-p 2,1,0: 0%%\t2%%\t6%%\tpaper sb: 0%%\t2%%\t6%%\ttuned: 0%%\t2%%\t6%%\tret: 0%%\t2%%\t6%%\n' "$t"
 		jq -r --slurpfile b "$tmp/$t-y.json" --slurpfile c "$tmp/$t-p.json" --slurpfile d "$tmp/$t-t.json" --slurpfile e "$tmp/$t-r.json" '.accuracy.topn_fn as $t | $b[0].accuracy.topn_fn as $u | $c[0].accuracy.topn_fn as $v | $d[0].accuracy.topn_fn as $w | $e[0].accuracy.topn_fn as $x | range(0; 30) | "\(. + 1)\t\($t["0"][.])\t\($t["2"][.])\t\($t["6"][.])\t\($u["0"][.])\t\($u["2"][.])\t\($u["6"][.])\t\($v["0"][.])\t\($v["2"][.])\t\($v["6"][.])\t\($w["0"][.])\t\($w["2"][.])\t\($w["6"][.])\t\($x["0"][.])\t\($x["2"][.])\t\($x["6"][.])"' "$tmp/$t-d.json"
 	done
+	# --global ("g") and --return-score --global ("rg")
+	for t in m42 p; do
+		# shellcheck disable=SC2086
+		nest --truth $gl "$tmp/$t.tr" >"$tmp/$t-g.json"
+		# shellcheck disable=SC2086
+		nest --truth $rg "$tmp/$t.tr" >"$tmp/$t-rg.json"
+		for j in g rg; do
+			jq -r --arg t "$t" --arg j "$j" '"\($t) \($j): instance fp \(.accuracy.instances.fp) of \(.accuracy.instances.inferred), children over capacity \(.stats.global_over)"' "$tmp/$t-$j.json"
+		done
+		printf '%s\nN\tg: 0%%\t2%%\t6%%\trg: 0%%\t2%%\t6%%\n' "$t"
+		jq -r --slurpfile b "$tmp/$t-rg.json" '.accuracy.topn_fn as $t | $b[0].accuracy.topn_fn as $u | range(0; 30) | "\(. + 1)\t\($t["0"][.])\t\($t["2"][.])\t\($t["6"][.])\t\($u["0"][.])\t\($u["2"][.])\t\($u["6"][.])"' "$tmp/$t-g.json"
+	done
 	# the same configuration with other seeds: the largest number of true top-N
 	# patterns missed over N = 1..30, at 2% and 6% tolerance
-	printf 'm42 seed\tdefault 2%%/6%%\t-p 2,1,0\ttuned\tret\treassign\trr\tinstance fp (default / -p 2,1,0 / tuned / ret / reassign / rr)\n'
+	printf 'm42 seed\tdefault 2%%/6%%\t-p 2,1,0\ttuned\tret\treassign\trr\tg\trg\tinstance fp (default / -p 2,1,0 / tuned / ret / reassign / rr / g / rg)\n'
 	for seed in 1 2 3 4 p; do
 		if [ "$seed" = p ]; then cp "$tmp/p.tr" "$tmp/s.tr"
 		else mt -S "$seed" "$cfg/multitier-par42.json" >"$tmp/s.tr"; fi
 		line=$seed fps=
-		for o in "" "--penalty 2,1,0" "$tuned" "$ret" "$re" "$rr"; do
+		for o in "" "--penalty 2,1,0" "$tuned" "$ret" "$re" "$rr" "$gl" "$rg"; do
 			# shellcheck disable=SC2086
 			nest --truth $o "$tmp/s.tr" >"$tmp/s.json"
 			line="$line\t$(jq -r '"\(.accuracy.topn_fn["2"] | max)/\(.accuracy.topn_fn["6"] | max)"' "$tmp/s.json")"
@@ -101,7 +117,7 @@ case $f in
 	;;
 19)
 	echo "== Figure 19: path-instance FP rate (%) vs parallelism (x = instances per tracelet)"
-	printf 'config\tx\tparallelism\tfp%%\tfn%%\tret: fp%%\tfn%%\treassign: fp%%\tfn%%\trr: fp%%\tfn%%\n'
+	printf 'config\tx\tparallelism\tfp%%\tfn%%\tret: fp%%\tfn%%\treassign: fp%%\tfn%%\trr: fp%%\tfn%%\trg: fp%%\tfn%%\n'
 	for c in children-parallel children-0-2 children-d-cc penalty-breaker multitier; do
 		for k in 1 2 4 8; do
 			variant "$cfg/$c.json" ".duration = 200 | .tracelets[].instances *= $k" "$tmp/v.json"
@@ -113,9 +129,12 @@ case $f in
 			nest --truth $re "$tmp/v.tr" >"$tmp/v.re.out"
 			# shellcheck disable=SC2086
 			nest --truth $rr "$tmp/v.tr" >"$tmp/v.rr.out"
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$k" \
+			# shellcheck disable=SC2086
+			nest --truth $rg "$tmp/v.tr" >"$tmp/v.rg.out"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$k" \
 				"$(jq .stats.mean_parallelism "$tmp/v.json.out")" "$(rates "$tmp/v.json.out")" \
-				"$(rates "$tmp/v.ret.out")" "$(rates "$tmp/v.re.out")" "$(rates "$tmp/v.rr.out")"
+				"$(rates "$tmp/v.ret.out")" "$(rates "$tmp/v.re.out")" "$(rates "$tmp/v.rr.out")" \
+				"$(rates "$tmp/v.rg.out")"
 		done
 	done
 	;;
@@ -144,7 +163,7 @@ case $f in
 	keys() { jq -c 'def shape: .name + (if (.children | length) > 0
 	                                     then "(" + ([.children[] | shape] | join(",")) + ")" else "" end);
 	                [.patterns[] | {k: (.root | shape), v: .total_latency_ns}]' "$1"; }
-	for o in "" "--penalty 2,1,0" "$tuned" "$ret"; do
+	for o in "" "--penalty 2,1,0" "$tuned" "$ret" "$rg"; do
 	echo "-- parameters: ${o:-defaults}"
 	printf 'config\tR\tdrop%%\tfp%%\tfn%%\tsame\tmiss@2%%\tmiss@6%%\n'
 	for c in multitier children-0-2; do
@@ -180,7 +199,7 @@ case $f in
 22)
 	echo "== Figure 22: skew at WS2 (ms), multi-tier: path-instance FN rate (%) / top-10 false"
 	echo "   negatives at 6% tolerance; window = --skew-window 30ms, smooth = --smooth 2"
-	printf 'skew\tno comp\twindow\twindow+smooth\trev, window+smooth\n'
+	printf 'skew\tno comp\twindow\twindow+smooth\trev, window+smooth\trg: no comp\twindow+smooth\trev, window+smooth\n'
 	variant "$cfg/multitier.json" ".duration = 200" "$tmp/v.json"
 	fn() { jq -r '"\(1000 * .accuracy.instances.fn / .accuracy.instances.true | round / 10) / \(.accuracy.topn_fn["6"][9])"'; }
 	for ms in 0 10 20 30 40 50 60; do
@@ -191,7 +210,13 @@ case $f in
 		b=$(nest --truth --skew-window 30ms "$tmp/s.tr" | fn)
 		c=$(nest --truth --skew-window 30ms --smooth 2 "$tmp/s.tr" | fn)
 		d=$(nest --truth --skew-window 30ms --smooth 2 "$tmp/r.tr" | fn)
-		printf '%s\t%s\t%s\t%s\t%s\n' "$ms" "$a" "$b" "$c" "$d"
+		# shellcheck disable=SC2086
+		e=$(nest --truth $rg "$tmp/s.tr" | fn)
+		# shellcheck disable=SC2086
+		f=$(nest --truth --skew-window 30ms --smooth 2 $rg "$tmp/s.tr" | fn)
+		# shellcheck disable=SC2086
+		g=$(nest --truth --skew-window 30ms --smooth 2 $rg "$tmp/r.tr" | fn)
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$ms" "$a" "$b" "$c" "$d" "$e" "$f" "$g"
 	done
 	;;
 *) echo "$0: unknown figure $f" >&2; exit 2 ;;

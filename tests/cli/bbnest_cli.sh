@@ -33,6 +33,14 @@ done
 grep -q '"reassign":true' re.out && grep -q '"reassigned":0' re.out ||
 	no "--reassign: params.reassign / stats.reassigned missing"
 "$nest" --json --no-bins "$g/fig3.tr" | grep -q 'reassign' && no "reassign in JSON without --reassign"
+# --global: the same; the figure 3 trace is one instance, found either way
+"$nest" --json --no-bins --global "$g/fig3.tr" >gl.out 2>err || no "--global fails"
+grep -q '"global":true' gl.out && grep -q '"global_used":true' gl.out &&
+	grep -q '"global_over":0' gl.out || no "--global: params.global / stats.global_used missing"
+"$nest" --global "$g/fig3.tr" | dot -Tsvg >gl.svg 2>err || no "--global: dot -Tsvg fails"
+"$nest" --global --memory 0 "$g/fig3.tr" >/dev/null 2>err || no "--global --memory 0 fails"
+grep -q 'warning: .*--global not used' err || no "--global --memory 0: no warning: $(cat err)"
+"$nest" --json --no-bins "$g/fig3.tr" | grep -q 'global' && no "global in JSON without --global"
 
 "$nest" no-such.tr >/dev/null 2>err; rc=$?
 [ $rc -eq 1 ] || no "missing file exits $rc, not 1"

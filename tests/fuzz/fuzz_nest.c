@@ -50,6 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p.return_score = size % 17 < 8;
 	p.penalty_y = size % 19 == 0 ? 1 : 0;
 	p.reassign = size % 23 < 12;
+	p.global = size % 29 < 14;
 	struct bb_err err;
 	if (bb_nest_params_check(&p, &err) != 0)
 		abort();

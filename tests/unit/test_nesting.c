@@ -658,16 +658,21 @@ static void test_replay_and_stream(void)
  * the return-side score all but a few children find their parent; without it
  * many do not;
  * and when pass 2 must read the trace again (budget 0) the score is not used. */
-static void test_return_score(void)
+/* n_inst overlapping instances of client -> B -> C, one every 20 ms: B calls
+ * C 10-200 ms after its own call (evenly spread, so the call-side score
+ * hardly tells candidates apart), C takes 5 ms, and B returns ret_us after
+ * C's return (after_c) or after its own call. Returns new trace text. */
+static char *client_b_c_trace(uint32_t seed, size_t n_inst, int after_c, int64_t ret_us)
 {
-	size_t nl = 0, n_inst = 800;
+	size_t nl = 0;
 	struct gen_line *l = bb_xmalloc(4 * n_inst * sizeof(*l));
-	uint32_t rng = 99;
+	uint32_t rng = seed;
 	for (size_t i = 0; i < n_inst; i++) {
 		rng = rng * 1103515245u + 12345u;
 		int64_t b = 1000000 + (int64_t)i * 20000 + (rng >> 16) % 10000; /* us */
 		int64_t d1 = 10000 + (rng >> 4) % 190000;
-		const int64_t t[4] = {b, b + d1, b + d1 + 5000, b + d1 + 8000};
+		const int64_t t[4] = {b, b + d1, b + d1 + 5000,
+		                      after_c ? b + d1 + 5000 + ret_us : b + ret_us};
 		const char *const f[4] = {"CALL\tclient\tB\t%zu\tpath=p%zu", "CALL\tB\tC\t%zu\tpath=p%zu",
 		                          "RET\tC\tB\t%zu\tpath=p%zu", "RET\tB\tclient\t%zu\tpath=p%zu"};
 		for (int k = 0; k < 4; k++) {
@@ -686,7 +691,13 @@ static void test_return_score(void)
 		                        (long long)(l[i].ts_us / 1000000),
 		                        (long long)(l[i].ts_us % 1000000), l[i].text);
 	free(l);
+	return text;
+}
 
+static void test_return_score(void)
+{
+	size_t n_inst = 800;
+	char *text = client_b_c_trace(99, n_inst, 1, 3000);
 	struct bb_nest *orc = run(text, NULL, BB_NEST_ORACLE, NULL);
 	uint64_t fp[3];
 	int scored[3];
@@ -728,33 +739,8 @@ static void test_return_score(void)
  * child moves the first out: fewer false instances. */
 static void test_reassign(void)
 {
-	size_t nl = 0, n_inst = 800;
-	struct gen_line *l = bb_xmalloc(4 * n_inst * sizeof(*l));
-	uint32_t rng = 7;
-	for (size_t i = 0; i < n_inst; i++) {
-		rng = rng * 1103515245u + 12345u;
-		int64_t b = 1000000 + (int64_t)i * 20000 + (rng >> 16) % 10000; /* us */
-		int64_t d1 = 10000 + (rng >> 4) % 190000;
-		const int64_t t[4] = {b, b + d1, b + d1 + 5000, b + 250000};
-		const char *const f[4] = {"CALL\tclient\tB\t%zu\tpath=p%zu", "CALL\tB\tC\t%zu\tpath=p%zu",
-		                          "RET\tC\tB\t%zu\tpath=p%zu", "RET\tB\tclient\t%zu\tpath=p%zu"};
-		for (int k = 0; k < 4; k++) {
-			l[nl].ts_us = t[k];
-			l[nl].k = (int)nl;
-			snprintf(l[nl].text, sizeof(l[nl].text), f[k], i, i);
-			nl++;
-		}
-	}
-	qsort(l, nl, sizeof(*l), cmp_gen_line);
-	size_t cap = nl * 112 + 64, len = 0;
-	char *text = bb_xmalloc(cap);
-	len += (size_t)snprintf(text, cap, "#bbtrace 1\n");
-	for (size_t i = 0; i < nl; i++)
-		len += (size_t)snprintf(text + len, cap - len, "%lld.%06lld\t%s\n",
-		                        (long long)(l[i].ts_us / 1000000),
-		                        (long long)(l[i].ts_us % 1000000), l[i].text);
-	free(l);
-
+	size_t n_inst = 800;
+	char *text = client_b_c_trace(7, n_inst, 0, 250000);
 	struct bb_nest *orc = run(text, NULL, BB_NEST_ORACLE, NULL);
 	uint64_t fp[2], moved[2], two[2];
 	for (int m = 0; m < 2; m++) {
@@ -790,6 +776,89 @@ static void test_reassign(void)
 	if (!(2 * fp[1] < fp[0]))
 		UNIT_FAIL_("false instances: %llu with --reassign, %llu without",
 		           (unsigned long long)fp[1], (unsigned long long)fp[0]);
+	bb_nest_free(orc);
+	free(text);
+}
+
+/* --global on a hand-made trace: two overlapping calls into W, x at 0 and y
+ * at 10 ms, each calling A once (the counts say so: two W -> A pairs, two
+ * calls into W). The A calls begin at 11 and 13 ms. Alone, each prefers y
+ * (delays 1 and 3 ms against 11 and 13: the density score is about 1/delay),
+ * so the greedy choice gives y both; with one A child per W call the best
+ * assignment is A@11 -> y, A@13 -> x (1/1 x 1/13 beats 1/11 x 1/3). */
+static const char two_w[] = "#bbtrace 1\n"
+                            "0.000\tCALL\tclient\tW\tx\n"
+                            "0.010\tCALL\tclient\tW\ty\n"
+                            "0.011\tCALL\tW\tA\t1\n"
+                            "0.012\tRET\tA\tW\t1\n"
+                            "0.013\tCALL\tW\tA\t2\n"
+                            "0.014\tRET\tA\tW\t2\n"
+                            "0.020\tRET\tW\tclient\tx\n"
+                            "0.021\tRET\tW\tclient\ty\n";
+
+static void test_global(void)
+{
+	struct bb_nest_params p;
+	const struct bb_vpatterns *v;
+	struct bb_nest_stats st;
+	bb_nest_params_init(&p);
+	p.rank = BB_NEST_RANK_COUNT;
+	struct bb_nest *n = run(two_w, &p, BB_NEST_INFER, &v);
+	CHECK_INT(v->n, 2);
+	char *k0 = bb_nest_pattern_key(n, 0), *k1 = bb_nest_pattern_key(n, 1);
+	CHECK((strcmp(k0, "client(W(A A))") == 0 && strcmp(k1, "client(W)") == 0) ||
+	      (strcmp(k1, "client(W(A A))") == 0 && strcmp(k0, "client(W)") == 0));
+	free(k0);
+	free(k1);
+	bb_nest_free(n);
+	p.global = 1;
+	n = run(two_w, &p, BB_NEST_INFER, &v);
+	bb_nest_get_stats(n, &st);
+	CHECK_INT(st.global_used, 1);
+	CHECK_INT(st.global_over, 0);
+	CHECK_INT(v->n, 1);
+	check_key(n, 0, "client(W(A))");
+	CHECK_INT(v->v[0].count, 2);
+	bb_nest_free(n);
+
+	/* 800 overlapping client -> B -> C instances (test_reassign's): every B
+	 * call gets exactly one C child, and fewer instances are wrong than with
+	 * the greedy choice or --reassign; without the messages in memory the
+	 * option is not used and the result is the greedy one */
+	size_t n_inst = 800;
+	char *text = client_b_c_trace(7, n_inst, 0, 250000);
+	struct bb_nest *orc = run(text, NULL, BB_NEST_ORACLE, NULL);
+	uint64_t fp[4], two[4];
+	for (int m = 0; m < 4; m++) {
+		bb_nest_params_init(&p);
+		p.reassign = m == 1;
+		p.global = m >= 2;
+		if (m == 3)
+			p.memory_bytes = 0;
+		struct bb_nest *inf = run(text, &p, BB_NEST_INFER, &v);
+		struct bb_nest_accuracy a;
+		bb_nest_compare(inf, orc, &a);
+		bb_nest_get_stats(inf, &st);
+		CHECK_INT(a.instances_true, n_inst);
+		CHECK_INT(st.global_used, m == 2);
+		fp[m] = a.instances_fp;
+		two[m] = 0;
+		for (size_t i = 0; i < v->n; i++) {
+			char *k = bb_nest_pattern_key(inf, i);
+			if (strstr(k, "C C"))
+				two[m] += v->v[i].count;
+			free(k);
+		}
+		bb_nest_free(inf);
+	}
+	/* measured: 0 false instances with --global, 48 with --reassign, 484
+	 * greedy */
+	CHECK_INT(two[2], 0);
+	CHECK_INT(fp[3], fp[0]);
+	if (!(fp[2] < fp[1] && fp[1] < fp[0]))
+		UNIT_FAIL_("false instances: %llu with --global, %llu with --reassign, %llu greedy",
+		           (unsigned long long)fp[2], (unsigned long long)fp[1],
+		           (unsigned long long)fp[0]);
 	bb_nest_free(orc);
 	free(text);
 }
@@ -921,6 +990,7 @@ static const struct unit_test tests[] = {
 	{"scoreboard_kinds", test_scoreboard_kinds},
 	{"return_score", test_return_score},
 	{"reassign", test_reassign},
+	{"global", test_global},
 };
 
 UNIT_MAIN(tests)

@@ -1,0 +1,480 @@
+/* nest_global.c - --global: FindNestedPairs as one assignment of children to parents */
+/* SPDX-License-Identifier: MIT */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nesting/nest_int.h"
+
+/* The greedy FindNestedPairs gives each child the best parent for it alone,
+ * one child at a time. At high parallelism that gives a web-server call two
+ * application-server children and leaves a sibling call with none, though
+ * the call counts show every web-server call makes exactly two calls, at
+ * most one into each callee. --global first collects every child's
+ * candidates with their scores (a replay of the kept messages), then
+ * chooses all parents at once: the assignment that maximises the sum of the
+ * children's log scores, subject to capacities pass 1's counts support
+ * (total_cap, nest_once), as a min-cost flow solved by successive shortest
+ * paths (nest_global_solve); then a last replay builds the paths from the
+ * chosen parents. */
+
+/* Appends child c (a CALL record index) with its candidates' scores. */
+void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc)
+{
+	struct nest_global *g = &n->glob;
+	if (g->full)
+		return;
+	if ((g->nent + nc) * sizeof(*g->ent) + g->nch * sizeof(*g->ch) > n->p.memory_bytes) {
+		g->full = 1; /* greedy choice instead (global_used stays 0) */
+		return;
+	}
+	if (g->nch == g->capch) {
+		g->capch = g->capch ? 2 * g->capch : 1024;
+		g->ch = bb_xrealloc(g->ch, g->capch * sizeof(*g->ch));
+	}
+	if (g->nent + nc > g->capent) {
+		while (g->nent + nc > g->capent)
+			g->capent = g->capent ? 2 * g->capent : 4096;
+		g->ent = bb_xrealloc(g->ent, g->capent * sizeof(*g->ent));
+	}
+	struct nest_gchild *x = &g->ch[g->nch++];
+	x->ridx = c->ridx;
+	x->b = c->from;
+	x->c = c->to;
+	x->off = g->nent;
+	x->nc = (uint32_t)nc;
+	for (size_t i = 0; i < nc; i++) {
+		struct nest_gent *e = &g->ent[g->nent++];
+		double s = nest_base_score(n, cand[i], c);
+		e->par = cand[i]->ridx;
+		e->w = s > 0 ? (float)log(s) : -INFINITY;
+		e->slot_t = e->slot_c = BB_NONE;
+	}
+}
+
+/* Children per call into b, from pass 1's counts: k when the calls into b
+ * made sum(N(b->c)) / N(into b) = k children on average, k whole (within
+ * 1%), and every call pass 1 saw with all its children sure had k; 0 when
+ * the counts support no such bound. */
+static uint32_t total_cap(struct bb_nest *n, uint32_t b)
+{
+	if (b >= n->ninto || !n->into[b].ncalls)
+		return 0;
+	const struct node_list *l = &n->into[b];
+	uint64_t sum = 0;
+	for (size_t i = 0; i < n->pccap; i++)
+		if (n->pc[i].a == b)
+			sum += n->pc[i].n;
+	double r = (double)sum / (double)l->ncalls;
+	double k = floor(r + 0.5);
+	if (k < 1 || fabs(r - k) > 0.01)
+		return 0;
+	if (l->nobs && (l->smin != (uint32_t)k || l->smax != (uint32_t)k))
+		return 0;
+	return (uint32_t)k;
+}
+
+#define NO_CAP UINT32_MAX
+
+struct slot_key {
+	uint32_t par, c, id;
+};
+
+static uint64_t key_hash(uint32_t par, uint32_t c)
+{
+	uint64_t h = (par * 0x9e3779b97f4a7c15ULL) ^ ((c + 1) * 0xbf58476d1ce4e5b9ULL);
+	return h ^ (h >> 29);
+}
+
+/* The flow network: child -> (parent, callee) -> parent -> sink. Every
+ * entry gets its (parent, callee) node (slot_c, capacity 1 when the callee
+ * is called at most once per call, nest_once) and its parent node (slot_t,
+ * capacity total_cap of the parent's node, when there is one). */
+struct net {
+	size_t nch, npc, npar;
+	uint32_t *pccap, *pcflow, *pcpar; /* per (parent, callee) node */
+	uint32_t *pchead;                 /* its first child, or BB_NONE */
+	uint32_t *tcap, *tflow;           /* per parent node */
+	uint32_t *toff, *tpc;             /* its (parent, callee) nodes: tpc[toff[t]..toff[t+1]) */
+	uint32_t *assign;                 /* per child: its entry (index in ent), or BB_NONE */
+	uint32_t *cnext;                  /* per child: next child of the same (parent, callee) */
+	double *pot;                      /* per node: potential */
+};
+
+static void make_net(struct bb_nest *n, struct net *k)
+{
+	struct nest_global *g = &n->glob;
+	size_t cappc = 1024, capt = 1024;
+	k->nch = g->nch;
+	k->npc = k->npar = 0;
+	k->pccap = bb_xmalloc(cappc * sizeof(uint32_t));
+	k->pcpar = bb_xmalloc(cappc * sizeof(uint32_t));
+	k->tcap = bb_xmalloc(capt * sizeof(uint32_t));
+	uint32_t *tslot = bb_xmalloc(n->nrec * sizeof(*tslot));
+	for (size_t i = 0; i < n->nrec; i++)
+		tslot[i] = BB_NONE;
+	size_t hcap = 1024, hn = 0;
+	struct slot_key *h = bb_xmalloc(hcap * sizeof(*h));
+	for (size_t i = 0; i < hcap; i++)
+		h[i].par = BB_NONE;
+	uint32_t *ncap = bb_xcalloc(n->ninto + 1, sizeof(*ncap));
+	uint8_t *ndone = bb_xcalloc(n->ninto + 1, 1);
+	for (size_t ci = 0; ci < g->nch; ci++) {
+		struct nest_gchild *x = &g->ch[ci];
+		if (x->b < n->ninto && !ndone[x->b]) {
+			ncap[x->b] = total_cap(n, x->b);
+			ndone[x->b] = 1;
+		}
+		uint32_t tk = x->b < n->ninto && ncap[x->b] ? ncap[x->b] : NO_CAP;
+		uint32_t once = nest_once(n, x->b, x->c) ? 1 : NO_CAP;
+		for (uint32_t j = 0; j < x->nc; j++) {
+			struct nest_gent *e = &g->ent[x->off + j];
+			if (tslot[e->par] == BB_NONE) {
+				if (k->npar == capt) {
+					capt *= 2;
+					k->tcap = bb_xrealloc(k->tcap, capt * sizeof(uint32_t));
+				}
+				tslot[e->par] = (uint32_t)k->npar;
+				k->tcap[k->npar++] = tk;
+			}
+			e->slot_t = tslot[e->par];
+			if (2 * (hn + 1) > hcap) {
+				size_t nc2 = 2 * hcap;
+				struct slot_key *nh = bb_xmalloc(nc2 * sizeof(*nh));
+				for (size_t q = 0; q < nc2; q++)
+					nh[q].par = BB_NONE;
+				for (size_t q = 0; q < hcap; q++) {
+					if (h[q].par == BB_NONE)
+						continue;
+					size_t r = key_hash(h[q].par, h[q].c) & (nc2 - 1);
+					while (nh[r].par != BB_NONE)
+						r = (r + 1) & (nc2 - 1);
+					nh[r] = h[q];
+				}
+				free(h);
+				h = nh;
+				hcap = nc2;
+			}
+			size_t q = key_hash(e->par, x->c) & (hcap - 1);
+			while (h[q].par != BB_NONE && !(h[q].par == e->par && h[q].c == x->c))
+				q = (q + 1) & (hcap - 1);
+			if (h[q].par == BB_NONE) {
+				if (k->npc == cappc) {
+					cappc *= 2;
+					k->pccap = bb_xrealloc(k->pccap, cappc * sizeof(uint32_t));
+					k->pcpar = bb_xrealloc(k->pcpar, cappc * sizeof(uint32_t));
+				}
+				h[q].par = e->par;
+				h[q].c = x->c;
+				h[q].id = (uint32_t)k->npc;
+				k->pccap[k->npc] = once;
+				k->pcpar[k->npc++] = e->slot_t;
+				hn++;
+			}
+			e->slot_c = h[q].id;
+		}
+	}
+	free(h);
+	free(tslot);
+	free(ncap);
+	free(ndone);
+	/* each parent's (parent, callee) nodes */
+	k->toff = bb_xcalloc(k->npar + 2, sizeof(uint32_t));
+	for (size_t v = 0; v < k->npc; v++)
+		k->toff[k->pcpar[v] + 2]++;
+	for (size_t t = 0; t < k->npar; t++)
+		k->toff[t + 2] += k->toff[t + 1];
+	k->tpc = bb_xmalloc((k->npc + 1) * sizeof(uint32_t));
+	for (size_t v = 0; v < k->npc; v++)
+		k->tpc[k->toff[k->pcpar[v] + 1]++] = (uint32_t)v;
+	k->pcflow = bb_xcalloc(k->npc + 1, sizeof(uint32_t));
+	k->pchead = bb_xmalloc((k->npc + 1) * sizeof(uint32_t));
+	for (size_t v = 0; v < k->npc; v++)
+		k->pchead[v] = BB_NONE;
+	k->tflow = bb_xcalloc(k->npar + 1, sizeof(uint32_t));
+	k->assign = bb_xmalloc((k->nch + 1) * sizeof(uint32_t));
+	k->cnext = bb_xmalloc((k->nch + 1) * sizeof(uint32_t));
+	for (size_t ci = 0; ci < g->nch; ci++) {
+		const struct nest_gchild *x = &g->ch[ci];
+		float wmax = -INFINITY;
+		for (uint32_t j = 0; j < x->nc; j++)
+			if (g->ent[x->off + j].w > wmax)
+				wmax = g->ent[x->off + j].w;
+		/* each entry's cost: the child's best log score less its own (inf:
+		 * no edge; every cost inf: no candidate scores) */
+		for (uint32_t j = 0; j < x->nc; j++)
+			g->ent[x->off + j].w = isinf(wmax) ? INFINITY : wmax - g->ent[x->off + j].w;
+		k->assign[ci] = BB_NONE;
+	}
+	k->pot = bb_xcalloc(k->nch + k->npc + k->npar + 2, sizeof(double));
+}
+
+static void free_net(struct net *k)
+{
+	free(k->pccap);
+	free(k->pcflow);
+	free(k->pcpar);
+	free(k->pchead);
+	free(k->tcap);
+	free(k->tflow);
+	free(k->toff);
+	free(k->tpc);
+	free(k->assign);
+	free(k->cnext);
+	free(k->pot);
+}
+
+/* Dijkstra's heap, with lazy deletion. */
+struct hent {
+	double d;
+	uint32_t v;
+};
+struct heap {
+	struct hent *a;
+	size_t n, cap;
+};
+
+static void heap_push(struct heap *h, double d, uint32_t v)
+{
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 1024;
+		h->a = bb_xrealloc(h->a, h->cap * sizeof(*h->a));
+	}
+	size_t i = h->n++;
+	while (i && h->a[(i - 1) / 2].d > d) {
+		h->a[i] = h->a[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->a[i].d = d;
+	h->a[i].v = v;
+}
+
+static struct hent heap_pop(struct heap *h)
+{
+	struct hent top = h->a[0], last = h->a[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->a[c + 1].d < h->a[c].d)
+			c++;
+		if (h->a[c].d >= last.d)
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	if (h->n)
+		h->a[i] = last;
+	return top;
+}
+
+/* Search state per node: distance, how it was reached, and whether settled.
+ * pred: the node before it; via: for a (parent, callee) node reached from a
+ * child, the entry. Nodes: children 0..nch-1, (parent, callee) nodes from
+ * PC0, parents from T0, and the sink. */
+struct search {
+	double *dist;
+	uint32_t *pred, *via;
+	uint8_t *state; /* 0 untouched, 1 reached, 2 settled */
+	uint32_t *touched;
+	size_t ntouched;
+	uint32_t *path;
+	struct heap heap;
+};
+
+static void relax(struct search *s, uint32_t u, uint32_t v, uint32_t via, double d)
+{
+	if (s->state[v] == 2)
+		return;
+	if (s->state[v] == 0) {
+		s->state[v] = 1;
+		s->touched[s->ntouched++] = v;
+	} else if (d >= s->dist[v]) {
+		return;
+	}
+	s->dist[v] = d;
+	s->pred[v] = u;
+	s->via[v] = via;
+	heap_push(&s->heap, d, v);
+}
+
+static void unlink_child(struct net *k, uint32_t v, uint32_t ci)
+{
+	uint32_t *pp = &k->pchead[v];
+	while (*pp != ci)
+		pp = &k->cnext[*pp];
+	*pp = k->cnext[ci];
+}
+
+/* Adds child ci to the flow along a shortest path; returns 0 when no
+ * parent has room for it along any path. */
+static int augment(struct nest_global *g, struct net *k, struct search *s, uint32_t ci)
+{
+	const size_t PC0 = k->nch, T0 = PC0 + k->npc, SINK = T0 + k->npar;
+	const struct nest_gchild *x0 = &g->ch[ci];
+	/* the new child's potential: every edge out of it has a reduced cost >= 0 */
+	double pmax = -INFINITY;
+	for (uint32_t j = 0; j < x0->nc; j++)
+		if (!isinf(g->ent[x0->off + j].w)) {
+			double p = k->pot[PC0 + g->ent[x0->off + j].slot_c] - g->ent[x0->off + j].w;
+			if (p > pmax)
+				pmax = p;
+		}
+	k->pot[ci] = pmax;
+	s->ntouched = 0;
+	s->heap.n = 0;
+	relax(s, BB_NONE, ci, BB_NONE, 0);
+	double dt = -1;
+	while (s->heap.n) {
+		struct hent h = heap_pop(&s->heap);
+		uint32_t u = h.v;
+		if (s->state[u] == 2 || h.d > s->dist[u])
+			continue;
+		s->state[u] = 2;
+		double du = s->dist[u];
+		if (u == SINK) {
+			dt = du;
+			break;
+		}
+		if (u < PC0) {
+			const struct nest_gchild *x = &g->ch[u];
+			for (uint32_t j = 0; j < x->nc; j++) {
+				uint32_t e = x->off + j;
+				if (isinf(g->ent[e].w) || e == k->assign[u])
+					continue;
+				uint32_t v = (uint32_t)PC0 + g->ent[e].slot_c;
+				double rc = g->ent[e].w + k->pot[u] - k->pot[v];
+				relax(s, u, v, e, du + (rc > 0 ? rc : 0));
+			}
+		} else if (u < T0) {
+			uint32_t v = (uint32_t)(u - PC0);
+			uint32_t t = (uint32_t)T0 + k->pcpar[v];
+			if (k->pcflow[v] < k->pccap[v]) {
+				double rc = k->pot[u] - k->pot[t];
+				relax(s, u, t, BB_NONE, du + (rc > 0 ? rc : 0));
+			}
+			for (uint32_t c = k->pchead[v]; c != BB_NONE; c = k->cnext[c]) {
+				double rc = -g->ent[k->assign[c]].w + k->pot[u] - k->pot[c];
+				relax(s, u, c, BB_NONE, du + (rc > 0 ? rc : 0));
+			}
+		} else {
+			uint32_t t = (uint32_t)(u - T0);
+			if (k->tflow[t] < k->tcap[t]) {
+				double rc = k->pot[u] - k->pot[SINK];
+				relax(s, u, (uint32_t)SINK, BB_NONE, du + (rc > 0 ? rc : 0));
+			}
+			for (uint32_t q = k->toff[t]; q < k->toff[t + 1]; q++) {
+				uint32_t v = k->tpc[q];
+				if (k->pcflow[v] == 0)
+					continue;
+				double rc = k->pot[u] - k->pot[PC0 + v];
+				relax(s, u, (uint32_t)(PC0 + v), BB_NONE, du + (rc > 0 ? rc : 0));
+			}
+		}
+	}
+	if (dt >= 0) {
+		/* the path, then the flow along it from the child on */
+		size_t np = 0;
+		for (uint32_t v = (uint32_t)SINK; v != BB_NONE; v = s->pred[v])
+			s->path[np++] = v;
+		for (size_t i = np - 1; i > 0; i--) {
+			uint32_t u = s->path[i], v = s->path[i - 1];
+			if (v == SINK) {
+				k->tflow[u - T0]++;
+			} else if (v >= T0) {
+				k->pcflow[u - PC0]++; /* (parent, callee) -> parent */
+			} else if (v >= PC0) {
+				if (u >= T0) {
+					k->pcflow[v - PC0]--; /* parent -> (parent, callee), backward */
+				} else {
+					k->assign[u] = s->via[v]; /* child -> (parent, callee) */
+					k->cnext[u] = k->pchead[v - PC0];
+					k->pchead[v - PC0] = u;
+				}
+			} else {
+				unlink_child(k, u - (uint32_t)PC0, v); /* (parent, callee) -> child, backward */
+				k->assign[v] = BB_NONE;
+			}
+		}
+	}
+	/* potentials: settled nodes closer than the sink keep the reduced costs
+	 * of the residual edges >= 0 */
+	double d = dt >= 0 ? dt : 0;
+	for (size_t i = 0; i < s->ntouched; i++) {
+		uint32_t v = s->touched[i];
+		if (s->state[v] == 2 && dt >= 0 && s->dist[v] < dt)
+			k->pot[v] += s->dist[v] - d;
+		s->state[v] = 0;
+	}
+	return dt >= 0;
+}
+
+/* Successive shortest paths: each child in turn joins the flow along the
+ * cheapest path in the residual network, which may move children already
+ * placed to other parents; with the potentials every reduced cost stays
+ * >= 0, so Dijkstra finds the path, and the flow stays the cheapest for
+ * the children placed so far (costs: the child's best log score minus the
+ * candidate's). The search stops at the sink, so it stays among the calls
+ * near the child. A child no path has room for takes its best candidate
+ * over capacity (counted in global_over); one with no candidate scoring
+ * takes the earliest, as the greedy choice does. */
+void nest_global_solve(struct bb_nest *n)
+{
+	struct nest_global *g = &n->glob;
+	struct net k;
+	make_net(n, &k);
+	size_t nv = k.nch + k.npc + k.npar + 1;
+	struct search s = {0};
+	s.dist = bb_xmalloc(nv * sizeof(*s.dist));
+	s.pred = bb_xmalloc(nv * sizeof(*s.pred));
+	s.via = bb_xmalloc(nv * sizeof(*s.via));
+	s.state = bb_xcalloc(nv, 1);
+	s.touched = bb_xmalloc(nv * sizeof(*s.touched));
+	s.path = bb_xmalloc((nv + 1) * sizeof(*s.path));
+	uint64_t over = 0, visited = 0;
+	uint32_t *force = bb_xmalloc((g->nch + 1) * sizeof(*force));
+	for (size_t ci = 0; ci < g->nch; ci++) {
+		const struct nest_gchild *x = &g->ch[ci];
+		uint32_t best = 0;
+		for (uint32_t j = 1; j < x->nc; j++)
+			if (g->ent[x->off + j].w < g->ent[x->off + best].w)
+				best = j;
+		force[ci] = x->off + best;
+		if (isinf(g->ent[x->off + best].w))
+			continue; /* no candidate scores */
+		if (augment(g, &k, &s, (uint32_t)ci))
+			force[ci] = BB_NONE;
+		else
+			over++;
+		visited += s.ntouched;
+	}
+	n->st.global_rounds = visited;
+	n->st.global_over = over;
+
+	free(n->gpar);
+	n->gpar = bb_xmalloc(n->nrec * sizeof(*n->gpar));
+	for (size_t i = 0; i < n->nrec; i++)
+		n->gpar[i] = BB_NONE;
+	for (size_t ci = 0; ci < g->nch; ci++) {
+		uint32_t e = force[ci] != BB_NONE ? force[ci] : k.assign[ci];
+		n->gpar[g->ch[ci].ridx] = g->ent[e].par;
+	}
+	free(force);
+	free(s.dist);
+	free(s.pred);
+	free(s.via);
+	free(s.state);
+	free(s.touched);
+	free(s.path);
+	free(s.heap.a);
+	free_net(&k);
+	nest_global_free(n);
+}
+
+void nest_global_free(struct bb_nest *n)
+{
+	free(n->glob.ch);
+	free(n->glob.ent);
+	memset(&n->glob, 0, sizeof(n->glob));
+}
