@@ -99,7 +99,18 @@ struct net {
 	uint32_t *assign;                 /* per child: its entry (index in ent), or BB_NONE */
 	uint32_t *cnext;                  /* per child: next child of the same (parent, callee) */
 	double *pot;                      /* per node: potential */
+	double pen_y, pen_z;              /* same- and generic-child penalty exponents */
 };
+
+/* The cost of the k-th unit on an edge whose penalty exponent is e: the
+ * greedy choice multiplies a parent's score by (c + 1)^-e for c children
+ * already there, so a parent with m children has paid (m!)^-e in all and its
+ * k-th child e log k: a convex cost, which successive shortest paths take as
+ * it is. */
+static double unit_cost(double e, uint32_t k)
+{
+	return e > 0 && k > 1 ? e * log((double)k) : 0;
+}
 
 static void make_net(struct bb_nest *n, struct net *k)
 {
@@ -207,6 +218,8 @@ static void make_net(struct bb_nest *n, struct net *k)
 		k->assign[ci] = BB_NONE;
 	}
 	k->pot = bb_xcalloc(k->nch + k->npc + k->npar + 2, sizeof(double));
+	k->pen_y = n->p.penalty_y;
+	k->pen_z = n->p.penalty_z;
 }
 
 static void free_net(struct net *k)
@@ -351,7 +364,7 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 			uint32_t v = (uint32_t)(u - PC0);
 			uint32_t t = (uint32_t)T0 + k->pcpar[v];
 			if (k->pcflow[v] < k->pccap[v]) {
-				double rc = k->pot[u] - k->pot[t];
+				double rc = unit_cost(k->pen_y, k->pcflow[v] + 1) + k->pot[u] - k->pot[t];
 				relax(s, u, t, BB_NONE, du + (rc > 0 ? rc : 0));
 			}
 			for (uint32_t c = k->pchead[v]; c != BB_NONE; c = k->cnext[c]) {
@@ -361,14 +374,14 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 		} else {
 			uint32_t t = (uint32_t)(u - T0);
 			if (k->tflow[t] < k->tcap[t]) {
-				double rc = k->pot[u] - k->pot[SINK];
+				double rc = unit_cost(k->pen_z, k->tflow[t] + 1) + k->pot[u] - k->pot[SINK];
 				relax(s, u, (uint32_t)SINK, BB_NONE, du + (rc > 0 ? rc : 0));
 			}
 			for (uint32_t q = k->toff[t]; q < k->toff[t + 1]; q++) {
 				uint32_t v = k->tpc[q];
 				if (k->pcflow[v] == 0)
 					continue;
-				double rc = k->pot[u] - k->pot[PC0 + v];
+				double rc = -unit_cost(k->pen_y, k->pcflow[v]) + k->pot[u] - k->pot[PC0 + v];
 				relax(s, u, (uint32_t)(PC0 + v), BB_NONE, du + (rc > 0 ? rc : 0));
 			}
 		}
@@ -449,7 +462,7 @@ void nest_global_solve(struct bb_nest *n)
 			over++;
 		visited += s.ntouched;
 	}
-	n->st.global_rounds = visited;
+	n->st.global_searched = visited;
 	n->st.global_over = over;
 
 	free(n->gpar);

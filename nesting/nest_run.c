@@ -488,7 +488,7 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 		bb_vval_set(o, "reassigned", bb_vval_int((int64_t)st.reassigned));
 	if (n->p.global) {
 		bb_vval_set(o, "global_used", bb_vval_bool(st.global_used));
-		bb_vval_set_int(o, "global_rounds", (int64_t)st.global_rounds);
+		bb_vval_set_int(o, "global_searched", (int64_t)st.global_searched);
 		bb_vval_set_int(o, "global_over", (int64_t)st.global_over);
 	}
 	if (n->mode == BB_NEST_ORACLE)

@@ -103,7 +103,7 @@ struct bb_nest_stats {
 	int return_scored;          /* the return-side score was used */
 	uint64_t reassigned;        /* --reassign: children moved to another parent */
 	int global_used;            /* --global: the parents were chosen at once */
-	uint64_t global_rounds;     /* --global: auction rounds */
+	uint64_t global_searched;   /* --global: nodes the path searches touched */
 	uint64_t global_over;       /* --global: children over a capacity at the end */
 };
 
