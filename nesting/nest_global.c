@@ -423,6 +423,19 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 	return dt >= 0;
 }
 
+struct gorder {
+	float margin;
+	uint32_t i;
+};
+
+static int cmp_order(const void *a, const void *b)
+{
+	const struct gorder *x = a, *y = b;
+	if (x->margin != y->margin)
+		return x->margin < y->margin ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
 /* Successive shortest paths: each child in turn joins the flow along the
  * cheapest path in the residual network, which may move children already
  * placed to other parents; with the potentials every reduced cost stays
@@ -447,7 +460,29 @@ void nest_global_solve(struct bb_nest *n)
 	s.path = bb_xmalloc((nv + 1) * sizeof(*s.path));
 	uint64_t over = 0, visited = 0;
 	uint32_t *force = bb_xmalloc((g->nch + 1) * sizeof(*force));
+	/* the order changes the work, not the result (the optimum, but for
+	 * ties): least sure first, by the margin of the best candidate over the
+	 * second, is 7 times faster than the trace's order on the figure 17
+	 * trace p (10 against 54 million nodes searched) */
+	struct gorder *ord = bb_xmalloc((g->nch + 1) * sizeof(*ord));
 	for (size_t ci = 0; ci < g->nch; ci++) {
+		const struct nest_gchild *x = &g->ch[ci];
+		float b1 = INFINITY, b2 = INFINITY;
+		for (uint32_t j = 0; j < x->nc; j++) {
+			float c = g->ent[x->off + j].w;
+			if (c < b1) {
+				b2 = b1;
+				b1 = c;
+			} else if (c < b2) {
+				b2 = c;
+			}
+		}
+		ord[ci].margin = isinf(b1) ? INFINITY : b2 - b1; /* inf - x = inf */
+		ord[ci].i = (uint32_t)ci;
+	}
+	qsort(ord, g->nch, sizeof(*ord), cmp_order);
+	for (size_t oi = 0; oi < g->nch; oi++) {
+		size_t ci = ord[oi].i;
 		const struct nest_gchild *x = &g->ch[ci];
 		uint32_t best = 0;
 		for (uint32_t j = 1; j < x->nc; j++)
@@ -473,6 +508,7 @@ void nest_global_solve(struct bb_nest *n)
 		uint32_t e = force[ci] != BB_NONE ? force[ci] : k.assign[ci];
 		n->gpar[g->ch[ci].ridx] = g->ent[e].par;
 	}
+	free(ord);
 	free(force);
 	free(s.dist);
 	free(s.pred);

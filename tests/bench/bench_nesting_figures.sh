@@ -27,6 +27,8 @@ rr="--return-score --reassign"
 # the call counts support), alone ("g") and with the return-side score ("rg")
 gl="--global"
 rg="--return-score --global"
+# and with ret's same-child penalty, which --global takes as a convex cost ("rgy")
+rgy="--return-score --global --penalty 2,1,0"
 nest() { "$bin/bbnest" -q --json --no-bins "$@"; }
 
 # the call delays of one pattern, named by its nodes in depth-first order
@@ -117,7 +119,7 @@ case $f in
 	;;
 19)
 	echo "== Figure 19: path-instance FP rate (%) vs parallelism (x = instances per tracelet)"
-	printf 'config\tx\tparallelism\tfp%%\tfn%%\tret: fp%%\tfn%%\treassign: fp%%\tfn%%\trr: fp%%\tfn%%\trg: fp%%\tfn%%\n'
+	printf 'config\tx\tparallelism\tfp%%\tfn%%\tret: fp%%\tfn%%\treassign: fp%%\tfn%%\trr: fp%%\tfn%%\trg: fp%%\tfn%%\trgy: fp%%\tfn%%\n'
 	for c in children-parallel children-0-2 children-d-cc penalty-breaker multitier; do
 		for k in 1 2 4 8; do
 			variant "$cfg/$c.json" ".duration = 200 | .tracelets[].instances *= $k" "$tmp/v.json"
@@ -131,16 +133,18 @@ case $f in
 			nest --truth $rr "$tmp/v.tr" >"$tmp/v.rr.out"
 			# shellcheck disable=SC2086
 			nest --truth $rg "$tmp/v.tr" >"$tmp/v.rg.out"
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$k" \
+			# shellcheck disable=SC2086
+			nest --truth $rgy "$tmp/v.tr" >"$tmp/v.rgy.out"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$k" \
 				"$(jq .stats.mean_parallelism "$tmp/v.json.out")" "$(rates "$tmp/v.json.out")" \
 				"$(rates "$tmp/v.ret.out")" "$(rates "$tmp/v.re.out")" "$(rates "$tmp/v.rr.out")" \
-				"$(rates "$tmp/v.rg.out")"
+				"$(rates "$tmp/v.rg.out")" "$(rates "$tmp/v.rgy.out")"
 		done
 	done
 	;;
 20)
 	echo "== Figure 20: path-instance FP rate (%) vs delay deviation (s, all delays)"
-	printf 'config\tsd\tfp%%\tfn%%\tret: fp%%\tfn%%\n'
+	printf 'config\tsd\tfp%%\tfn%%\tret: fp%%\tfn%%\trg: fp%%\tfn%%\trgy: fp%%\tfn%%\n'
 	for c in children-parallel children-0-2 children-d-cc penalty-breaker multitier; do
 		for sd in 0.001 0.005 0.01 0.02 0.04; do
 			variant "$cfg/$c.json" ".duration = 200 | .defaults.delay[1] = $sd | (.. | objects | select(has(\"delay\")) | .delay[1]) = $sd" "$tmp/v.json"
@@ -148,8 +152,12 @@ case $f in
 			nest --truth "$tmp/v.tr" >"$tmp/v.json.out"
 			# shellcheck disable=SC2086
 			nest --truth $ret "$tmp/v.tr" >"$tmp/v.ret.out"
-			printf '%s\t%s\t%s\t%s\n' "$c" "$sd" "$(rates "$tmp/v.json.out")" \
-				"$(rates "$tmp/v.ret.out")"
+			# shellcheck disable=SC2086
+			nest --truth $rg "$tmp/v.tr" >"$tmp/v.rg.out"
+			# shellcheck disable=SC2086
+			nest --truth $rgy "$tmp/v.tr" >"$tmp/v.rgy.out"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$sd" "$(rates "$tmp/v.json.out")" \
+				"$(rates "$tmp/v.ret.out")" "$(rates "$tmp/v.rg.out")" "$(rates "$tmp/v.rgy.out")"
 		done
 	done
 	;;
