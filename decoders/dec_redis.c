@@ -75,6 +75,7 @@ struct rd_state {
 	uint8_t reply_off;      /* CLIENT REPLY OFF in force */
 	uint8_t reply_skip;     /* CLIENT REPLY SKIP: the next command has no reply */
 	uint8_t subscribed;     /* RESP2 pub/sub mode */
+	uint8_t pubsub;         /* a subscribe-family command was sent on this connection */
 	uint8_t monitor;        /* MONITOR stream in progress */
 	struct rd_call q[RD_Q];
 	/* Beyond RD_Q (bulk loading pipelines thousands): ordinals only, in
@@ -178,6 +179,8 @@ static void command_done(struct rd_state *s, const struct bb_dec_ctx *ctx, struc
 		sub = SUB_NONE;
 	if (sub >= SUB_SUBSCRIBE && sub <= SUB_SSUBSCRIBE)
 		s->subscribed = 1;
+	if (sub != SUB_NONE)
+		s->pubsub = 1;
 	if (s->qn >= RD_Q || s->on > 0) {
 		if (s->on >= RD_OVF) {
 			/* The oldest waits no more: its reply will pair with the next. */
@@ -206,7 +209,13 @@ static void reply_done(struct rd_state *s, const struct bb_dec_ctx *ctx, struct 
 	char id[48];
 	int sub = SUB_NONE;
 	int aggregate = d->top == '*' || d->top == '>';
-	if (aggregate)
+	/* A pub/sub message or confirmation has 3 values (pmessage 4), and in
+	 * RESP2 comes only on a connection that asked for pub/sub. Any other
+	 * array that starts with such a word is a reply: COMMAND DOCS lists
+	 * every command, in the server's hash order, so about one start in 80
+	 * it begins with "unsubscribe" (seen live: the reply was dropped and
+	 * every later reply paired with the command before its own). */
+	if (aggregate && (d->idx1 == 3 || d->idx1 == 4) && (d->top == '>' || s->pubsub))
 		sub = sub_kind(d->arg[0], d->nlen[0]);
 	if (sub == SUB_MESSAGE && (d->top == '>' || s->subscribed))
 		return; /* a published message */

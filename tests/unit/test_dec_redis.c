@@ -128,6 +128,35 @@ static void t_redis_pubsub(void)
 	check_every_split(&bb_dec_redis, req, sizeof req - 1, rep, sizeof rep - 1);
 }
 
+/* Arrays that begin with a pub/sub word but are replies: COMMAND DOCS (every
+ * command, in the server's hash order, here "unsubscribe" first) and a list
+ * of three that a client stored. Caught live: the whole COMMAND DOCS reply
+ * was taken for an unsubscribe confirmation and every later reply paired
+ * with the command before its own. */
+static void t_redis_pubsub_words(void)
+{
+	static const char req[] = "*2\r\n$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n"
+	                          "*4\r\n$6\r\nLRANGE\r\n$1\r\nl\r\n$1\r\n0\r\n$2\r\n-1\r\n"
+	                          "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n";
+	static const char rep[] = "*4\r\n$11\r\nunsubscribe\r\n*2\r\n$7\r\nsummary\r\n$1\r\nx\r\n"
+	                          "$3\r\nget\r\n*2\r\n$7\r\nsummary\r\n$1\r\ny\r\n"
+	                          "*3\r\n$11\r\nunsubscribe\r\n$1\r\na\r\n:0\r\n"
+	                          "+OK\r\n";
+	struct fake *f = run(&bb_dec_redis, req, sizeof req - 1, rep, sizeof rep - 1, 0);
+	CHECK_INT(count_op(f, BB_CALL), 3);
+	CHECK_INT(count_op(f, BB_RET), 3);
+	CHECK_INT(f->st.unmatched_ret, 0);
+	if (f->n == 6) {
+		CHECK_STR(f->r[3].req, "COMMAND");
+		CHECK_INT(f->r[3].len, 79);
+		CHECK_STR(f->r[4].req, "LRANGE");
+		CHECK_STR(f->r[5].req, "SET");
+		CHECK_INT(f->r[5].len, 5);
+	}
+	fake_free(f);
+	check_every_split(&bb_dec_redis, req, sizeof req - 1, rep, sizeof rep - 1);
+}
+
 static void t_redis_client_reply(void)
 {
 	static const char req[] = "*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$3\r\nOFF\r\n"
@@ -489,6 +518,7 @@ static void t_thrift_gap(void)
 static const struct unit_test tests[] = {
 	{"redis_split", t_redis_split},
 	{"redis_pubsub", t_redis_pubsub},
+	{"redis_pubsub_words", t_redis_pubsub_words},
 	{"redis_client_reply", t_redis_client_reply},
 	{"redis_gap", t_redis_gap},
 	{"redis_bulk", t_redis_bulk},
