@@ -258,6 +258,13 @@ static const struct option longopts[] = {
 	{NULL, 0, NULL, 0},
 };
 
+/* An option that needs the trace in memory was not used. */
+static void warn_unused(const char *name, const char *opt, const char *what)
+{
+	fprintf(stderr, "%s: warning: %s: %s not used: the %s do not fit the --memory budget\n",
+	        prog, name, opt, what);
+}
+
 /* Runs one nesting object over in; prints the error and returns the exit
  * status on failure, 0 on success. */
 static int run_one(struct bb_nest *n, FILE *in, const char *name,
@@ -462,19 +469,13 @@ int main(int argc, char **argv)
 	if (st.skipped && !quiet)
 		fprintf(stderr, "%s: warning: %s: skipped %llu bad lines\n", prog, name,
 		        (unsigned long long)st.skipped);
-	if (inf && p.return_score && !quiet) {
+	if (inf && !quiet) {
 		struct bb_nest_stats si;
 		bb_nest_get_stats(inf, &si);
-		if (!si.return_scored && si.children)
-			fprintf(stderr, "%s: warning: %s: --return-score not used: the messages do "
-			                "not fit the --memory budget\n", prog, name);
-	}
-	if (inf && p.global && !quiet) {
-		struct bb_nest_stats si;
-		bb_nest_get_stats(inf, &si);
-		if (!si.global_used && si.children)
-			fprintf(stderr, "%s: warning: %s: --global not used: the messages or candidates do "
-			                "not fit the --memory budget\n", prog, name);
+		if (p.return_score && !si.return_scored && si.children)
+			warn_unused(name, "--return-score", "messages");
+		if (p.global && !si.global_used && si.children)
+			warn_unused(name, "--global", "messages or candidates");
 	}
 
 	FILE *fo = stdout;

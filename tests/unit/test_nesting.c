@@ -731,6 +731,36 @@ static void test_return_score(void)
 	free(text);
 }
 
+/* One inferred run of trace text against the oracle orc: its false
+ * instances, the instances whose B call got two or more C children, and its
+ * statistics. */
+struct assign_run {
+	uint64_t fp, two;
+	struct bb_nest_stats st;
+};
+
+static struct assign_run assign_run(const char *text, struct bb_nest *orc,
+                                    const struct bb_nest_params *p, size_t n_inst)
+{
+	struct assign_run r = {0};
+	const struct bb_vpatterns *v;
+	struct bb_nest *inf = run(text, p, BB_NEST_INFER, &v);
+	struct bb_nest_accuracy a;
+	bb_nest_compare(inf, orc, &a);
+	bb_nest_get_stats(inf, &r.st);
+	CHECK_INT(a.instances_true, n_inst);
+	CHECK(r.st.mean_parallelism > 4);
+	r.fp = a.instances_fp;
+	for (size_t i = 0; i < v->n; i++) {
+		char *k = bb_nest_pattern_key(inf, i);
+		if (strstr(k, "C C"))
+			r.two += v->v[i].count;
+		free(k);
+	}
+	bb_nest_free(inf);
+	return r;
+}
+
 /* --reassign: overlapping instances of client -> B -> C where the delay from
  * B's call to its call to C is anything from 10 to 200 ms, so the call-side
  * score hardly tells the candidates apart and the greedy choice gives some
@@ -747,25 +777,10 @@ static void test_reassign(void)
 		struct bb_nest_params p;
 		bb_nest_params_init(&p);
 		p.reassign = m;
-		const struct bb_vpatterns *v;
-		struct bb_nest *inf = run(text, &p, BB_NEST_INFER, &v);
-		struct bb_nest_accuracy a;
-		struct bb_nest_stats st;
-		bb_nest_compare(inf, orc, &a);
-		bb_nest_get_stats(inf, &st);
-		CHECK_INT(a.instances_true, n_inst);
-		CHECK(st.mean_parallelism > 4);
-		fp[m] = a.instances_fp;
-		moved[m] = st.reassigned;
-		/* instances whose B call got two or more C children */
-		two[m] = 0;
-		for (size_t i = 0; i < v->n; i++) {
-			char *k = bb_nest_pattern_key(inf, i);
-			if (strstr(k, "C C"))
-				two[m] += v->v[i].count;
-			free(k);
-		}
-		bb_nest_free(inf);
+		struct assign_run r = assign_run(text, orc, &p, n_inst);
+		fp[m] = r.fp;
+		two[m] = r.two;
+		moved[m] = r.st.reassigned;
 	}
 	CHECK_INT(moved[0], 0);
 	CHECK(moved[1] > 0);
@@ -835,21 +850,10 @@ static void test_global(void)
 		p.global = m >= 2;
 		if (m == 3)
 			p.memory_bytes = 0;
-		struct bb_nest *inf = run(text, &p, BB_NEST_INFER, &v);
-		struct bb_nest_accuracy a;
-		bb_nest_compare(inf, orc, &a);
-		bb_nest_get_stats(inf, &st);
-		CHECK_INT(a.instances_true, n_inst);
-		CHECK_INT(st.global_used, m == 2);
-		fp[m] = a.instances_fp;
-		two[m] = 0;
-		for (size_t i = 0; i < v->n; i++) {
-			char *k = bb_nest_pattern_key(inf, i);
-			if (strstr(k, "C C"))
-				two[m] += v->v[i].count;
-			free(k);
-		}
-		bb_nest_free(inf);
+		struct assign_run r = assign_run(text, orc, &p, n_inst);
+		CHECK_INT(r.st.global_used, m == 2);
+		fp[m] = r.fp;
+		two[m] = r.two;
 	}
 	/* measured: 0 false instances with --global, 48 with --reassign, 484
 	 * greedy */
