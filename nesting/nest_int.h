@@ -159,6 +159,10 @@ struct pattern {
 
 #define NEST_PEN_TAB 64
 
+/* Sure calls (all children with one candidate) that must lack a child into
+ * c before "at most one child into c" is refuted (nest_score.c conflict). */
+#define NEST_ONCE_EXPECT 5.0
+
 /* ---- the run ----------------------------------------------------------------- */
 
 struct bb_nest {

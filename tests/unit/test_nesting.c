@@ -867,6 +867,63 @@ static void test_global(void)
 	free(text);
 }
 
+/* The conflict rule (issue 14): 200 overlapping pairs of client -> W calls,
+ * each W call with one W -> A child (two_w's shape: alone, both children
+ * prefer the later W call), and two quiet W calls whose children (into D
+ * and E) are all sure and include none into A. Two sure calls are too few
+ * to refute "at most one A child per W call" (under it about 2 of them
+ * would have had one), so --global keeps the constraint and no W call
+ * takes two A children. The old rule dropped it as soon as one sure call
+ * lacked an A child. */
+static void test_conflict_rule(void)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *t = bb_xmalloc(cap);
+	len += (size_t)snprintf(t + len, cap - len, "#bbtrace 1\n");
+	for (int i = 0; i < 200; i++) {
+		double b = i;
+		len += (size_t)snprintf(t + len, cap - len,
+		                        "%.3f\tCALL\tclient\tW\tx%d\n%.3f\tCALL\tclient\tW\ty%d\n"
+		                        "%.3f\tCALL\tW\tA\ta%d\n%.3f\tRET\tA\tW\ta%d\n"
+		                        "%.3f\tCALL\tW\tA\tb%d\n%.3f\tRET\tA\tW\tb%d\n"
+		                        "%.3f\tRET\tW\tclient\tx%d\n%.3f\tRET\tW\tclient\ty%d\n",
+		                        b, i, b + 0.010, i, b + 0.011, i, b + 0.012, i, b + 0.013, i,
+		                        b + 0.014, i, b + 0.020, i, b + 0.021, i);
+	}
+	for (int i = 0; i < 2; i++) {
+		double b = 300 + i;
+		len += (size_t)snprintf(t + len, cap - len,
+		                        "%.3f\tCALL\tclient\tW\tq%d\n"
+		                        "%.3f\tCALL\tW\tD\td%d\n%.3f\tRET\tD\tW\td%d\n"
+		                        "%.3f\tCALL\tW\tE\te%d\n%.3f\tRET\tE\tW\te%d\n"
+		                        "%.3f\tRET\tW\tclient\tq%d\n",
+		                        b, i, b + 0.001, i, b + 0.002, i, b + 0.003, i, b + 0.004, i,
+		                        b + 0.005, i);
+	}
+	CHECK(len < cap - 1);
+	struct bb_nest_params p;
+	bb_nest_params_init(&p);
+	p.global = 1;
+	p.rank = BB_NEST_RANK_COUNT;
+	const struct bb_vpatterns *v;
+	struct bb_nest *n = run(t, &p, BB_NEST_INFER, &v);
+	struct bb_nest_stats st;
+	bb_nest_get_stats(n, &st);
+	CHECK_INT(st.global_used, 1);
+	CHECK_INT(st.global_over, 0);
+	int two = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		char *k = bb_nest_pattern_key(n, i);
+		two |= strstr(k, "W(A A)") != NULL;
+		free(k);
+	}
+	CHECK(!two);
+	check_key(n, 0, "client(W(A))");
+	CHECK_INT(v->v[0].count, 400);
+	bb_nest_free(n);
+	free(t);
+}
+
 static void test_rank_and_prune(void)
 {
 	/* A(B) three times, short; A(C) once, long */
@@ -995,6 +1052,7 @@ static const struct unit_test tests[] = {
 	{"return_score", test_return_score},
 	{"reassign", test_reassign},
 	{"global", test_global},
+	{"conflict_rule", test_conflict_rule},
 };
 
 UNIT_MAIN(tests)
