@@ -113,7 +113,17 @@ static struct pairc *pc_find(struct bb_nest *n, uint32_t a, uint32_t b, int crea
 	n->pc[k].b = b;
 	n->pc[k].n = 0;
 	n->pc[k].once = n->pc[k].twice = 0;
+	n->pc[k].ct_sure = n->pc[k].ct_sure_share = n->pc[k].ct_rand = 0;
+	n->pc[k].ct_rand_share = n->pc[k].ct_amb = n->pc[k].ct_amb_share = 0;
+	n->pc[k].ct_amb_other = 0;
+	n->pc[k].lr1 = n->pc[k].lr2 = 1;
 	return &n->pc[k];
+}
+
+/* The counts of edge a->b, created if asked (NULL when not and absent). */
+struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create)
+{
+	return pc_find(n, a, b, create);
 }
 
 /* Pass 1: one more A->B call pair. */
@@ -428,13 +438,13 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
                                 size_t nc)
 {
 	struct call *best = NULL, *bout = NULL, *bto = NULL;
-	double best_score = -1;
+	double best_score = -1, sum = 0;
 	struct triple *pool = n->p.scoreboard == BB_NEST_SB_EDGE
 	                          ? nest_triple(n, NEST_ANY, child->from, child->to, 0)
 	                          : NULL;
 	for (size_t i = 0; i < nc; i++) {
 		struct call *par = cand[i], *out = NULL, *to = NULL;
-		double s = parent_score(n, par, child, NULL, pool);
+		double s = parent_score(n, par, child, NULL, pool) * nest_content_factor(n, child, i);
 		int many = 0;
 		if (s > 0 && n->p.reassign && (out = conflicting(n, par, NULL, child, &many))) {
 			double r = many ? 0 : make_room(n, par, out, cand, nc, &to);
@@ -442,12 +452,24 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 			if (r <= 0)
 				out = to = NULL;
 		}
+		if (s > 0)
+			sum += s;
 		if (s > best_score) {
 			best_score = s;
 			best = par;
 			bout = out;
 			bto = to;
 		}
+	}
+	if (nc > 1 && !child->cexact && !(best_score > 0 && best_score >= NEST_AMB_SHARE * sum)) {
+		child->pamb = 1;
+		n->st.ambiguous++;
+		/* the others that could be its parent may lack a child of theirs */
+		for (size_t i = 0; i < nc; i++)
+			if (cand[i] != best && parent_score(n, cand[i], child, NULL, pool) *
+			                               nest_content_factor(n, child, i) >=
+			                           (1 - NEST_AMB_SHARE) * sum)
+				cand[i]->palt = 1;
 	}
 	if (bout) {
 		detach(best, bout);
