@@ -58,6 +58,11 @@ struct bb_nest_params {
 	                            highest product of scores under the capacities the
 	                            call counts support (needs the messages in memory: see
 	                            docs/nesting.md, "Global assignment") */
+	int bound;               /* the timing-only bound instead of the inference:
+	                            parents by the likelihood of their times under the
+	                            delay distributions the truth (path=) shows, with
+	                            the true child counts (docs/nesting.md, "The
+	                            timing-only bound"; needs the messages in memory) */
 	size_t memory_bytes;     /* keep the trace's messages in memory for pass 2 up to
 	                            this (16 bytes a message); above it, or 0, pass 2
 	                            reads the trace again */
@@ -105,6 +110,9 @@ struct bb_nest_stats {
 	int global_used;            /* --global: the parents were chosen at once */
 	uint64_t global_searched;   /* --global: nodes the path searches touched */
 	uint64_t global_over;       /* --global: children over a capacity at the end */
+	int bound_used;             /* --bound: the parents are the bound's */
+	uint64_t bound_children;    /* --bound: children with a true parent among the
+	                               candidates (the ones it assigns) */
 };
 
 struct bb_nest;
@@ -158,6 +166,10 @@ struct bb_nest_accuracy {
 	 * top N, at tolerance 0%, 2% and 6% (t = 0, 1, 2). */
 	uint64_t topn_fn[3][BB_NEST_TOPN];
 };
+
+/* Records the timing-only bound's figures (a run with params.bound compared
+ * with the oracle) in n, whose stats then carry them as "bound". */
+void bb_nest_set_bound(struct bb_nest *n, const struct bb_nest_accuracy *bound);
 
 /* Compares every pattern (before pruning) of inferred against oracle, both run
  * over the same trace. Fills acc. */
