@@ -145,12 +145,20 @@ struct nest_gchild {
 	uint32_t b, c;    /* caller and callee nodes */
 	uint32_t off, nc; /* its candidates in ent */
 };
+/* Capacities of the flow network: how many children parent call par (a CALL
+ * record) may take into callee node c, and in all (c == NEST_ANY); NEST_NO_CAP
+ * for no bound. */
+#define NEST_NO_CAP UINT32_MAX
+typedef uint32_t (*nest_cap_fn)(struct bb_nest *n, uint32_t par, uint32_t c);
 struct nest_global {
 	struct nest_gchild *ch;
 	size_t nch, capch;
 	struct nest_gent *ent;
 	size_t nent, capent;
 	int full;         /* the candidates outgrew the memory budget: not used */
+	nest_cap_fn cap;  /* NULL: the capacities pass 1's call counts support */
+	uint32_t *truth;  /* --bound: per child, its true parent's entry, or BB_NONE */
+	size_t captruth;
 };
 
 /* ---- patterns (nest_paths.c) ------------------------------------------------- */
@@ -222,7 +230,10 @@ struct bb_nest {
 	/* recorded messages (pass 1) for pass 2 */
 	struct mrec *rec;
 	size_t nrec, caprec;
-	uint32_t *rpath;          /* oracle: per record, path= value in paths, or BB_NONE */
+	uint32_t *rpath;          /* oracle, --bound: per record, path= value in paths, or BB_NONE */
+	uint32_t *rreq;           /* --bound: per record, req= value in reqs, or BB_NONE */
+	struct bb_intern *reqs;
+	struct nest_bound *bnd;   /* --bound: what the truth taught (nest_bound.c) */
 	int64_t *rret;            /* --return-score: per CALL record, its return time */
 	struct bb_intern *paths;
 	size_t rec_max;           /* budget, in records */
@@ -278,6 +289,8 @@ struct bb_nest {
 	size_t klen, kcap;
 
 	struct bb_nest_stats st;
+	int bound_set;            /* bb_nest_set_bound was called: the stats carry it */
+	uint64_t bound_fn, bound_true;
 	bb_nest_progress_fn progress;
 	void *progress_ctx;
 
@@ -329,8 +342,16 @@ void nest_content_free(struct bb_nest *n);
 
 /* nest_global.c */
 void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);
+/* Chooses the parents of the children in n->glob (each entry's w its log
+ * score) that maximise the sum of the scores under the capacities (n->glob.cap,
+ * or pass 1's counts); sets n->gpar and frees n->glob. Also --bound's solver. */
 void nest_global_solve(struct bb_nest *n);
 void nest_global_free(struct bb_nest *n);
+
+/* nest_bound.c */
+void nest_bound_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);
+void nest_bound_solve(struct bb_nest *n);
+void nest_bound_free(struct bb_nest *n);
 
 /* nest_paths.c */
 void nest_attach(struct call *parent, struct call *child);

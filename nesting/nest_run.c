@@ -68,6 +68,9 @@ static void nest_init(struct bb_nest *n)
 {
 	if (n->p.scoreboard == BB_NEST_SB_AUTO)
 		n->p.scoreboard = n->p.skew_window_ns > 0 ? BB_NEST_SB_PAPER : BB_NEST_SB_EDGE;
+	/* the timing-only bound sees times alone */
+	if (n->p.bound)
+		n->p.content = 0;
 	/* The oracle matches parents by path id, so a wide window cannot pair the
 	 * wrong calls; it only keeps clock skew from breaking the true trees. */
 	if (n->mode == BB_NEST_ORACLE && n->p.skew_window_ns < BB_NEST_ORACLE_WINDOW_NS)
@@ -95,11 +98,14 @@ static void nest_clear(struct bb_nest *n)
 	free(n->rec);
 	free(n->rpath);
 	free(n->rret);
+	free(n->rreq);
 	free(n->gpar);
 	free(n->ramb);
 	free(n->ccls);
 	nest_content_free(n);
 	nest_global_free(n);
+	nest_bound_free(n);
+	bb_intern_free(n->reqs);
 	nest_rsb_free(n);
 	bb_intern_free(n->paths);
 	free(n->binw);
@@ -332,9 +338,13 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 		n->map_len = m.len;
 		n->map_done = n->map_off = 0;
 	}
+	int bound = n->mode == BB_NEST_INFER && n->p.bound;
 	n->rec_max = n->p.memory_bytes /
-	             (sizeof(struct mrec) + (n->mode == BB_NEST_ORACLE ? sizeof(uint32_t) : 0) +
-	              (n->mode == BB_NEST_INFER && n->p.return_score ? sizeof(int64_t) : 0));
+	             (sizeof(struct mrec) +
+	              (n->mode == BB_NEST_ORACLE || bound ? sizeof(uint32_t) : 0) +
+	              (bound ? sizeof(uint32_t) : 0) +
+	              (n->mode == BB_NEST_INFER && (n->p.return_score || bound) ? sizeof(int64_t)
+	                                                                         : 0));
 	n->recording = n->rec_max > 0 && (!buf || len / 32 <= n->rec_max);
 	struct bb_reader_opts o = {0};
 	if (ro)
@@ -366,14 +376,22 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 		n->pass = 2;
 		if (n->mode == BB_NEST_INFER && n->rtok)
 			nest_content_stage(n);
-		if (n->rret) {
+		if (n->rret && n->p.return_score && !bound) {
 			/* --return-score: a first replay builds the return-side histograms */
 			n->rstage = 1;
 			nest_replay(n);
 			n->rstage = 0;
 			n->st.return_scored = 1;
 		}
-		if (n->mode == BB_NEST_INFER && n->p.global) {
+		if (bound) {
+			/* --bound: a replay collects every child's candidates and true
+			 * parent, then the bound chooses all parents at once */
+			n->gstage = 1;
+			nest_replay(n);
+			n->gstage = 0;
+			nest_bound_solve(n);
+			nest_global_free(n);
+		} else if (n->mode == BB_NEST_INFER && n->p.global) {
 			/* --global: a replay collects every child's candidates, then all
 			 * parents are chosen at once */
 			n->gstage = 1;
@@ -401,11 +419,15 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 	free(n->rec);
 	free(n->rpath);
 	free(n->rret);
+	free(n->rreq);
 	free(n->gpar);
 	free(n->ramb);
 	n->ramb = NULL;
 	nest_content_free(n);
 	bb_intern_free(n->paths);
+	bb_intern_free(n->reqs);
+	n->rreq = NULL;
+	n->reqs = NULL;
 	n->gpar = NULL;
 	n->rec = NULL;
 	n->rpath = NULL;
@@ -462,6 +484,8 @@ static struct bb_vval *params_vval(const struct bb_nest *n)
 	if (p->global)
 		bb_vval_set(o, "global", bb_vval_bool(1));
 	bb_vval_set(o, "content", bb_vval_bool(p->content));
+	if (p->bound)
+		bb_vval_set(o, "bound", bb_vval_bool(1));
 	bb_vval_set_str(o, "rank", p->rank == BB_NEST_RANK_COUNT ? "count" : "latency");
 	bb_vval_set_int(o, "top", (int64_t)p->top);
 	bb_vval_set_int(o, "min_count", (int64_t)p->min_count);
@@ -514,7 +538,28 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 		if (st.bad_content)
 			bb_vval_set_int(o, "bad_content", (int64_t)st.bad_content);
 	}
+	if (n->p.bound) {
+		bb_vval_set(o, "bound_used", bb_vval_bool(st.bound_used));
+		bb_vval_set_int(o, "bound_children", (int64_t)st.bound_children);
+	}
+	if (n->bound_set) {
+		/* the timing-only bound of the same trace (bbnest --bound) */
+		struct bb_vval *b = bb_vval_set(o, "bound", bb_vval_object());
+		bb_vval_set_int(b, "instances_fn", (int64_t)n->bound_fn);
+		bb_vval_set_int(b, "instances_true", (int64_t)n->bound_true);
+		bb_vval_set_num(b, "wrong_share",
+		                n->bound_true ? round(1e6 * (double)n->bound_fn /
+		                                      (double)n->bound_true) / 1e6
+		                              : 0);
+	}
 	return o;
+}
+
+void bb_nest_set_bound(struct bb_nest *n, const struct bb_nest_accuracy *bound)
+{
+	n->bound_set = 1;
+	n->bound_fn = bound->instances_fn;
+	n->bound_true = bound->instances_true;
 }
 
 const struct bb_vpatterns *bb_nest_patterns(struct bb_nest *n)
