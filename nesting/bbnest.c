@@ -48,6 +48,9 @@ static void usage(FILE *out)
 	        "      --global              choose all parents at once: the best assignment\n"
 	        "                            under the child counts the call counts support\n"
 	        "                            (needs the messages in memory: see --memory)\n"
+	        "      --sequence            measure a child from its candidate parent's latest\n"
+	        "                            returned child, or its start when none (needs the\n"
+	        "                            messages in memory)\n"
 	        "      --no-content          ignore tok= and ctx= (shared identifiers and\n"
 	        "                            propagated context): times alone decide\n"
 	        "  -w, --skew-window SECONDS loosen nesting comparisons by this much (0.03, 30ms)\n"
@@ -230,6 +233,7 @@ enum {
 	OPT_REASSIGN,
 	OPT_GLOBAL,
 	OPT_NO_CONTENT,
+	OPT_SEQUENCE,
 	OPT_STATS,
 	OPT_VERSION,
 };
@@ -260,6 +264,7 @@ static const struct option longopts[] = {
 	{"reassign", no_argument, NULL, OPT_REASSIGN},
 	{"global", no_argument, NULL, OPT_GLOBAL},
 	{"no-content", no_argument, NULL, OPT_NO_CONTENT},
+	{"sequence", no_argument, NULL, OPT_SEQUENCE},
 	{"stats", no_argument, NULL, OPT_STATS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
@@ -412,6 +417,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_CONTENT:
 			p.content = 0;
+			break;
+		case OPT_SEQUENCE:
+			p.sequence = 1;
 			break;
 		case OPT_MEMORY:
 			if (parse_count(optarg, &u) != 0 || u > ((uint64_t)SIZE_MAX >> 20))

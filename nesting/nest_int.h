@@ -203,6 +203,11 @@ struct bb_nest {
 	                             histograms (--return-score) */
 	int gstage;               /* pass 2 replay that only collects candidates (--global) */
 	int cstage;               /* pass 2 replay that only learns what tokens are worth */
+	int sstage;               /* pass 2 replay that learns the sequence gaps (nest_seq.c) */
+	int seq_ready;            /* the sequence histograms are learnt */
+	uint32_t *spar;           /* sequence stage, --global: per CALL record, its parent's */
+	int64_t *sret;            /* ... and its return time */
+	uint32_t *soff, *skid;    /* ... each parent record's children: skid[soff[p]..soff[p+1]) */
 	struct nest_global glob;  /* --global: the children and their candidates */
 	uint32_t *gpar;           /* --global: per CALL record, its parent's, or BB_NONE */
 	int64_t now;
@@ -315,6 +320,7 @@ uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri);
 
 /* nest_score.c */
 struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create);
+uint32_t nest_sb_bin(const struct bb_nest *n, int64_t d);
 void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
 void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
 void nest_rsb_free(struct bb_nest *n);
@@ -329,6 +335,15 @@ int nest_once(struct bb_nest *n, uint32_t b, uint32_t c);
 struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create);
 struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
                                 size_t nc);
+
+/* nest_seq.c: the callee bits of the sequence histograms' keys */
+#define NEST_SEQ_FIRST (UINT32_C(1) << 30)
+#define NEST_SEQ_NEXT (UINT32_C(1) << 31)
+double nest_seq_score(struct bb_nest *n, const struct call *par, const struct call *child);
+void nest_seq_learn(struct bb_nest *n, struct call *par, struct call *c);
+void nest_seq_returned(struct bb_nest *n, const struct call *c);
+void nest_seq_stage(struct bb_nest *n);
+void nest_seq_free(struct bb_nest *n);
 
 /* nest_content.c */
 void nest_content_record(struct bb_nest *n, const struct bb_rec *rec, uint32_t ridx);

@@ -310,7 +310,8 @@ static void release_root(struct bb_nest *n)
 	n->rhead = r->rnext;
 	if (!n->rhead)
 		n->rtail = NULL;
-	nest_add_instance(n, r);
+	if (!n->sstage)
+		nest_add_instance(n, r);
 	free_tree(n, r);
 }
 
@@ -533,6 +534,10 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 			parent = n->mode == BB_NEST_ORACLE ? oracle_parent(c, n->cand, nc)
 			         : n->gpar                 ? global_parent(n, c, n->cand, nc)
 			                                   : nest_choose_parent(n, c, n->cand, nc);
+		if (parent && n->sstage)
+			nest_seq_learn(n, parent, c);
+		if (n->sstage)
+			nest_seq_returned(n, c);
 		if (parent) {
 			nest_attach(parent, c);
 			update_max_ret(parent, c->max_ret);

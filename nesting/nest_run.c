@@ -103,6 +103,7 @@ static void nest_clear(struct bb_nest *n)
 	free(n->ramb);
 	free(n->ccls);
 	nest_content_free(n);
+	nest_seq_free(n);
 	nest_global_free(n);
 	nest_bound_free(n);
 	bb_intern_free(n->reqs);
@@ -383,6 +384,8 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 			n->rstage = 0;
 			n->st.return_scored = 1;
 		}
+		if (n->mode == BB_NEST_INFER && n->p.sequence && !bound)
+			nest_seq_stage(n);
 		if (bound) {
 			/* --bound: a replay collects every child's candidates and true
 			 * parent, then the bound chooses all parents at once */
@@ -424,6 +427,7 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 	free(n->ramb);
 	n->ramb = NULL;
 	nest_content_free(n);
+	nest_seq_free(n);
 	bb_intern_free(n->paths);
 	bb_intern_free(n->reqs);
 	n->rreq = NULL;
@@ -484,6 +488,8 @@ static struct bb_vval *params_vval(const struct bb_nest *n)
 	if (p->global)
 		bb_vval_set(o, "global", bb_vval_bool(1));
 	bb_vval_set(o, "content", bb_vval_bool(p->content));
+	if (p->sequence)
+		bb_vval_set(o, "sequence", bb_vval_bool(1));
 	if (p->bound)
 		bb_vval_set(o, "bound", bb_vval_bool(1));
 	bb_vval_set_str(o, "rank", p->rank == BB_NEST_RANK_COUNT ? "count" : "latency");

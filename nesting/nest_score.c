@@ -39,6 +39,11 @@ static uint32_t sb_bin(const struct bb_nest *n, int64_t d)
 	return d >= 0 ? nest_bin(&n->bins, d) : n->bins.n + nest_bin(&n->bins, -d);
 }
 
+uint32_t nest_sb_bin(const struct bb_nest *n, int64_t d)
+{
+	return sb_bin(n, d);
+}
+
 /* The histogram of nestings of B->C calls in A->B calls, created if asked. */
 struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create)
 {
@@ -297,8 +302,13 @@ static double parent_score(struct bb_nest *n, struct call *par, const struct cal
 	                       ? nest_triple(n, par->from, child->from, child->to, 0)
 	                   : pool ? pool
 	                          : nest_triple(n, NEST_ANY, child->from, child->to, 0);
-	uint32_t bk = sb_bin(n, nest_sub(child->call_ts, par->call_ts));
-	double s = t ? t->h[bk] * n->binw[bk] * t->norm : 0;
+	double s;
+	if (n->seq_ready) {
+		s = nest_seq_score(n, par, child);
+	} else {
+		uint32_t bk = sb_bin(n, nest_sub(child->call_ts, par->call_ts));
+		s = t ? t->h[bk] * n->binw[bk] * t->norm : 0;
+	}
 	if (s > 0 && n->rsb.n)
 		s *= return_factor(n, par, child);
 	if (s > 0 && par->nchildren) {

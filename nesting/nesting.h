@@ -58,6 +58,9 @@ struct bb_nest_params {
 	                            highest product of scores under the capacities the
 	                            call counts support (needs the messages in memory: see
 	                            docs/nesting.md, "Global assignment") */
+	int sequence;            /* score a child by its gap from its candidate parent's
+	                            start or previous child's return (docs/nesting.md,
+	                            "Sequences"; needs the messages in memory) */
 	int content;             /* weigh tok= and ctx= attributes as evidence (default 1;
 	                            docs/nesting.md, "Content and context") */
 	int bound;               /* the timing-only bound instead of the inference:
