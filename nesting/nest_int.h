@@ -60,6 +60,7 @@ struct call {
 	uint32_t nchildren;
 	uint32_t sure_to[4];      /* pass 1, --reassign: callees of its sure children */
 	uint32_t nsure;           /* how many (more than 4: not all kept) */
+	int64_t sure_call[4], sure_ret[4]; /* pass 1: their times */
 	uint32_t ridx;            /* pass 1: index of its CALL in the recorded records */
 	uint64_t idhash;
 	char *id;                 /* while open: idbuf, or allocated when longer */
@@ -85,6 +86,9 @@ struct node_list {
 	uint64_t ncalls; /* pass 1: call pairs into this node (--reassign) */
 	uint64_t nobs;   /* pass 1: of them, with children all sure (--reassign) */
 	uint32_t smin, smax; /* pass 1: fewest and most sure children of those (--global) */
+	uint64_t pobs, povl; /* pass 1: calls into it with 2-4 children all sure, and of
+	                        them, ones with two children overlapping in time */
+	int parallel;        /* its calls make calls in parallel: no overlap penalty */
 	uint32_t clast;      /* pass 1: 1 + the CALL record of the last call into this
 	                        node that returned with tokens, or 0 (nest_content.c) */
 };
@@ -192,6 +196,11 @@ struct pattern {
  * c before "at most one child into c" is refuted (nest_score.c conflict). */
 #define NEST_ONCE_EXPECT 5.0
 
+/* A node makes parallel calls when at least NEST_PAR_SHARE of its calls
+ * seen with 2-4 sure children, and NEST_PAR_MIN of them, had two at once. */
+#define NEST_PAR_MIN 10
+#define NEST_PAR_SHARE 0.1
+
 /* ---- the run ----------------------------------------------------------------- */
 
 struct bb_nest {
@@ -206,7 +215,7 @@ struct bb_nest {
 	int sstage;               /* pass 2 replay that learns the sequence gaps (nest_seq.c) */
 	int seq_ready;            /* the sequence histograms are learnt */
 	uint32_t *spar;           /* sequence stage, --global: per CALL record, its parent's */
-	int64_t *sret;            /* ... and its return time */
+	int64_t *sret, *scall;    /* ... and its return and call times */
 	uint32_t *soff, *skid;    /* ... each parent record's children: skid[soff[p]..soff[p+1]) */
 	struct nest_global glob;  /* --global: the children and their candidates */
 	uint32_t *gpar;           /* --global: per CALL record, its parent's, or BB_NONE */
@@ -332,6 +341,7 @@ void nest_bin_weights(struct bb_nest *n);
 void nest_penalty_tables(struct bb_nest *n);
 double nest_base_score(struct bb_nest *n, struct call *par, const struct call *child);
 int nest_once(struct bb_nest *n, uint32_t b, uint32_t c);
+void nest_parallel_nodes(struct bb_nest *n);
 struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create);
 struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
                                 size_t nc);
@@ -341,9 +351,13 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 #define NEST_SEQ_NEXT (UINT32_C(1) << 31)
 double nest_seq_score(struct bb_nest *n, const struct call *par, const struct call *child);
 void nest_seq_learn(struct bb_nest *n, struct call *par, struct call *c);
+void nest_seq_context(struct bb_nest *n, struct call *par, struct call *c);
 void nest_seq_returned(struct bb_nest *n, const struct call *c);
 void nest_seq_stage(struct bb_nest *n);
 void nest_seq_free(struct bb_nest *n);
+void nest_seq_from_global(struct bb_nest *n);
+uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
+                           const struct call *child);
 
 /* nest_content.c */
 void nest_content_record(struct bb_nest *n, const struct bb_rec *rec, uint32_t ridx);

@@ -515,7 +515,7 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 	if (n->pass == 1) {
 		if (n->mode == BB_NEST_INFER && nc)
 			nest_score_child(n, c, n->cand, nc);
-		if (n->mode == BB_NEST_INFER && (n->p.reassign || n->p.global))
+		if (n->mode == BB_NEST_INFER)
 			nest_sure_child(n, c, n->cand, nc);
 	} else if (n->cstage) {
 		nest_content_learn(n, c, nc);
@@ -535,7 +535,7 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 			         : n->gpar                 ? global_parent(n, c, n->cand, nc)
 			                                   : nest_choose_parent(n, c, n->cand, nc);
 		if (parent && n->sstage)
-			nest_seq_learn(n, parent, c);
+			nest_seq_context(n, parent, c);
 		if (n->sstage)
 			nest_seq_returned(n, c);
 		if (parent) {

@@ -26,6 +26,7 @@ void bb_nest_params_init(struct bb_nest_params *p)
 	p->bins_in_output = 1;
 	p->memory_bytes = BB_NEST_MEMORY_DEFAULT;
 	p->content = 1;
+	p->learn_parallel = 1;
 }
 
 int bb_nest_params_check(const struct bb_nest_params *p, struct bb_err *err)
@@ -366,6 +367,7 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 	if (rc >= 0 && n->mode == BB_NEST_INFER) {
 		nest_triple_norms(n);
 		nest_smooth(n);
+		nest_parallel_nodes(n);
 	}
 	if (rc >= 0 && n->recording) {
 		if (m.p) {
@@ -384,7 +386,7 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 			n->rstage = 0;
 			n->st.return_scored = 1;
 		}
-		if (n->mode == BB_NEST_INFER && n->p.sequence && !bound)
+		if (n->mode == BB_NEST_INFER && (n->p.sequence || n->p.global) && !bound)
 			nest_seq_stage(n);
 		if (bound) {
 			/* --bound: a replay collects every child's candidates and true
@@ -397,14 +399,19 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 		} else if (n->mode == BB_NEST_INFER && n->p.global) {
 			/* --global: a replay collects every child's candidates, then all
 			 * parents are chosen at once */
-			n->gstage = 1;
-			nest_replay(n);
-			n->gstage = 0;
-			if (!n->glob.full) {
-				nest_global_solve(n);
-				n->st.global_used = 1;
+			int rounds = getenv("BB_GROUNDS") ? atoi(getenv("BB_GROUNDS")) : 1;
+			for (int r = 0; r < rounds; r++) {
+				if (r)
+					nest_seq_from_global(n);
+				n->gstage = 1;
+				nest_replay(n);
+				n->gstage = 0;
+				if (!n->glob.full) {
+					nest_global_solve(n);
+					n->st.global_used = 1;
+				}
+				nest_global_free(n);
 			}
-			nest_global_free(n);
 		}
 		nest_replay(n);
 	} else if (rc >= 0) {
@@ -534,6 +541,7 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 	if (n->mode == BB_NEST_ORACLE)
 		bb_vval_set_int(o, "calls_without_path", (int64_t)st.no_path);
 	if (n->mode == BB_NEST_INFER) {
+		bb_vval_set_int(o, "parallel_nodes", (int64_t)st.parallel_nodes);
 		bb_vval_set_int(o, "ambiguous_calls", (int64_t)st.ambiguous);
 		bb_vval_set_int(o, "ambiguous_instances", (int64_t)st.ambiguous_instances);
 	}

@@ -53,6 +53,22 @@ static int64_t anchor_stage(const struct bb_nest *n, const struct call *par,
 	return a;
 }
 
+/* --global: how many of par's children in the sequence stage's choice
+ * (child left out) overlap child in time: the overlap penalty's count, which
+ * --global cannot see otherwise (it scores before any child is placed). */
+uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
+                           const struct call *child)
+{
+	if (!n->soff || par->ridx == BB_NONE || par->ridx >= n->nrec)
+		return 0;
+	uint32_t k = 0;
+	for (uint32_t i = n->soff[par->ridx]; i < n->soff[par->ridx + 1]; i++) {
+		uint32_t x = n->skid[i];
+		k += x != child->ridx && n->scall[x] < child->ret_ts && child->call_ts < n->sret[x];
+	}
+	return k;
+}
+
 /* Child's anchor under par and which histogram measures from it. */
 static int64_t anchor(const struct bb_nest *n, const struct call *par, const struct call *child,
                       uint32_t *kind)
@@ -88,11 +104,23 @@ void nest_seq_learn(struct bb_nest *n, struct call *par, struct call *c)
 		n->spar[c->ridx] = par->ridx;
 }
 
+/* The sequence stage: the scoreboard's choice for child c, for --global's
+ * context, without learning the gaps (no --sequence). */
+void nest_seq_context(struct bb_nest *n, struct call *par, struct call *c)
+{
+	if (n->p.sequence)
+		nest_seq_learn(n, par, c);
+	else if (n->spar && c->ridx < n->nrec)
+		n->spar[c->ridx] = par->ridx;
+}
+
 /* The sequence stage: call c has returned. */
 void nest_seq_returned(struct bb_nest *n, const struct call *c)
 {
-	if (n->sret && c->ridx < n->nrec)
+	if (n->sret && c->ridx < n->nrec) {
 		n->sret[c->ridx] = c->ret_ts;
+		n->scall[c->ridx] = c->call_ts;
+	}
 }
 
 /* Runs the sequence stage: a replay that chooses parents by the scoreboard
@@ -102,9 +130,10 @@ void nest_seq_stage(struct bb_nest *n)
 	if (n->p.global) {
 		n->spar = bb_xmalloc((n->nrec ? n->nrec : 1) * sizeof(*n->spar));
 		n->sret = bb_xmalloc((n->nrec ? n->nrec : 1) * sizeof(*n->sret));
+		n->scall = bb_xmalloc((n->nrec ? n->nrec : 1) * sizeof(*n->scall));
 		for (size_t i = 0; i < n->nrec; i++) {
 			n->spar[i] = BB_NONE;
-			n->sret[i] = BB_NO_TIME;
+			n->sret[i] = n->scall[i] = BB_NO_TIME;
 		}
 	}
 	struct bb_nest_stats keep = n->st;
@@ -112,7 +141,7 @@ void nest_seq_stage(struct bb_nest *n)
 	nest_replay(n);
 	n->sstage = 0;
 	n->st = keep;
-	n->seq_ready = 1;
+	n->seq_ready = n->p.sequence;
 	if (!n->spar)
 		return;
 	/* children per parent record, in call order (CSR) */
@@ -130,12 +159,31 @@ void nest_seq_stage(struct bb_nest *n)
 	n->spar = NULL;
 }
 
+/* --global: the context of a next round is this round's parents. */
+void nest_seq_from_global(struct bb_nest *n)
+{
+	if (!n->gpar || !n->soff)
+		return;
+	memset(n->soff, 0, (n->nrec + 2) * sizeof(*n->soff));
+	for (size_t i = 0; i < n->nrec; i++)
+		if (n->gpar[i] != BB_NONE)
+			n->soff[n->gpar[i] + 2]++;
+	for (size_t i = 0; i < n->nrec; i++)
+		n->soff[i + 2] += n->soff[i + 1];
+	free(n->skid);
+	n->skid = bb_xmalloc((n->soff[n->nrec + 1] + 1) * sizeof(*n->skid));
+	for (size_t i = 0; i < n->nrec; i++)
+		if (n->gpar[i] != BB_NONE)
+			n->skid[n->soff[n->gpar[i] + 1]++] = (uint32_t)i;
+}
+
 void nest_seq_free(struct bb_nest *n)
 {
 	free(n->spar);
 	free(n->sret);
+	free(n->scall);
 	free(n->soff);
 	free(n->skid);
 	n->spar = n->soff = n->skid = NULL;
-	n->sret = NULL;
+	n->sret = n->scall = NULL;
 }

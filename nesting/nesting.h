@@ -61,6 +61,8 @@ struct bb_nest_params {
 	int sequence;            /* score a child by its gap from its candidate parent's
 	                            start or previous child's return (docs/nesting.md,
 	                            "Sequences"; needs the messages in memory) */
+	int learn_parallel;      /* no overlap penalty at nodes seen calling in parallel
+	                            (default 1) */
 	int content;             /* weigh tok= and ctx= attributes as evidence (default 1;
 	                            docs/nesting.md, "Content and context") */
 	int bound;               /* the timing-only bound instead of the inference:
@@ -122,6 +124,7 @@ struct bb_nest_stats {
 	uint64_t content_exact;     /* children whose parent ctx= decided (pass 1) */
 	uint64_t content_edges;     /* edges whose tokens carry evidence */
 	uint64_t bad_content;       /* tok= or ctx= values that are not hex, left out */
+	uint64_t parallel_nodes;    /* nodes seen calling in parallel (no overlap penalty) */
 	int bound_used;             /* --bound: the parents are the bound's */
 	uint64_t bound_children;    /* --bound: children with a true parent among the
 	                               candidates (the ones it assigns) */
