@@ -284,19 +284,19 @@ static unsigned runs(struct bb_dec_toks *t, const struct bb_dec_ctx *ctx, struct
 static void field_bytes(struct bb_dec_toks *t, const struct bb_dec_ctx *ctx, const uint8_t *p,
                         size_t n, int whole)
 {
-	/* Trim blanks; the scan budget counts what is looked at. */
+	/* The scan budget counts what is looked at, blanks included. */
+	size_t room = DEC_TOK_SCAN - t->scan;
+	if (n > room) {
+		n = room;
+		whole = 0;
+	}
+	t->scan = (uint16_t)(t->scan + n);
 	struct bb_rd r = bb_rd_make(p, n);
 	while (bb_rd_left(&r) && blank(peek(&r, 0)))
 		bb_rd_skip(&r, 1);
 	while (bb_rd_left(&r) && blank(r.end[-1]))
 		r.end--;
-	size_t left = bb_rd_left(&r), room = DEC_TOK_SCAN - t->scan;
-	if (left > room) {
-		r.end = r.p + room;
-		whole = 0;
-		left = room;
-	}
-	t->scan = (uint16_t)(t->scan + left);
+	size_t left = bb_rd_left(&r);
 	int whole_run;
 	runs(t, ctx, r, &whole_run);
 	if (!whole || whole_run || left < 3 || left > DEC_TOK_FIELD_MAX || t->hashes >= DEC_TOK_HASHES)
