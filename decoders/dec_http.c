@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "decoders/dec_int.h"
+#include "decoders/dec_tok_int.h"
 
 #define HTTP_MAX_HEAD (64u * 1024)
 #define HTTP_REQ_MAX 80
@@ -38,6 +39,7 @@ struct http_dir {
 	uint64_t len;
 	uint8_t reqlen;
 	char req[HTTP_REQ_MAX];
+	struct bb_dec_toks toks; /* of the message in progress */
 };
 
 struct http_state {
@@ -268,8 +270,8 @@ static void finish(struct http_state *s, const struct bb_dec_ctx *ctx, int dir)
 	if (!d->pending)
 		return;
 	int il = id_of(id, ctx, d->ord);
-	dec_emit(ctx, (enum bb_op)d->op, dir, d->t0, d->t1, d->len, id, (size_t)il,
-	         d->reqlen ? d->req : NULL, d->reqlen);
+	dec_emit_toks(ctx, (enum bb_op)d->op, dir, d->t0, d->t1, d->len, id, (size_t)il,
+	              d->reqlen ? d->req : NULL, d->reqlen, &d->toks);
 	d->pending = 0;
 	(void)s;
 }
@@ -322,6 +324,42 @@ static int request_head(struct http_state *s, const struct bb_dec_ctx *ctx, stru
 		return 1;
 	}
 	return 0;
+}
+
+/* Content tokens and context of the head at p (hl bytes, first line
+ * line1): a request's target and non-standard header values, and the
+ * context headers of both requests and responses. */
+static void head_tokens(struct http_dir *d, const struct bb_dec_ctx *ctx, int dir,
+                        const uint8_t *p, size_t hl, size_t line1)
+{
+	dec_tok_reset(&d->toks);
+	if (!dec_tok_on(ctx))
+		return;
+	struct bb_rd r = bb_rd_make(p, hl);
+	if (dir == BB_DIR_C2S) {
+		/* METHOD SP target SP version */
+		struct bb_rd line = bb_rd_sub(&r, line1);
+		long sp1 = bb_rd_findc(&line, ' ');
+		bb_rd_skip(&line, sp1 < 0 ? bb_rd_left(&line) : (size_t)sp1 + 1);
+		long sp2 = bb_rd_findc(&line, ' ');
+		if (sp2 > 0)
+			dec_tok_target(&d->toks, ctx, line.p, (size_t)sp2);
+	} else {
+		bb_rd_skip(&r, line1);
+	}
+	for (;;) {
+		long nl = bb_rd_findc(&r, '\n');
+		if (nl <= 1)
+			return;
+		struct bb_rd lr = bb_rd_sub(&r, (size_t)nl + 1);
+		long colon = bb_rd_findc(&lr, ':');
+		if (colon <= 0)
+			continue;
+		const uint8_t *name = bb_rd_bytes(&lr, (size_t)colon);
+		bb_rd_skip(&lr, 1);
+		size_t vl = trim(lr.p, bb_rd_left(&lr), 0);
+		dec_tok_header(&d->toks, ctx, name, (size_t)colon, lr.p, vl, dir == BB_DIR_C2S);
+	}
 }
 
 /* Parses a response head at p, scanned into hi. Returns 1 when the message
@@ -456,6 +494,7 @@ static size_t http_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint6
 				bb_rd_skip(&r, 1);
 				continue;
 			}
+			head_tokens(d, ctx, dir, r.p, hl, hi.line1);
 			bb_rd_skip(&r, hl);
 			d->t0 = t0;
 			d->t1 = dec_time(ctx, dir, pos + off + hl - 1);

@@ -28,6 +28,7 @@
 #include <stddef.h>
 
 #include "decoders/dec_int.h"
+#include "decoders/dec_tok_int.h"
 
 #define MC_LINE_MAX (64u * 1024)
 #define MC_Q 64          /* requests waiting, with their names */
@@ -54,6 +55,7 @@ struct mc_dir {
 	uint64_t len;
 	uint8_t nlen;
 	char name[MC_NAME];
+	struct bb_dec_toks toks; /* the request's keys */
 };
 
 struct mc_state {
@@ -202,6 +204,63 @@ static int known_reply(const uint8_t *p, size_t l)
 	return c >= '0' && c <= '9'; /* incr/decr */
 }
 
+/* Content tokens of a text command's keys into t: get, gets and the
+ * commands of one key (set ... delete, touch, the meta commands) from their
+ * first argument on, gat and gats after the expiry time. */
+static void text_tokens(struct bb_dec_toks *tk, const struct bb_dec_ctx *ctx, const struct toks *t)
+{
+	static const char *const one_key[] = {"set", "add", "replace", "append", "prepend", "cas",
+		"incr", "decr", "delete", "touch", "mg", "ms", "md", "ma"};
+	dec_tok_reset(tk);
+	if (!dec_tok_on(ctx) || t->n < 2)
+		return;
+	const uint8_t *c = t->p[0];
+	size_t cl = t->l[0];
+	unsigned first = 1, end = 0;
+	if (tok_is(c, cl, "get") || tok_is(c, cl, "gets")) {
+		end = t->n;
+	} else if (tok_is(c, cl, "gat") || tok_is(c, cl, "gats")) {
+		first = 2;
+		end = t->n;
+	} else {
+		for (size_t i = 0; i < sizeof one_key / sizeof one_key[0]; i++)
+			if (tok_is(c, cl, one_key[i]))
+				end = 2;
+	}
+	for (unsigned i = first; i < end && i < MC_TOK; i++)
+		dec_tok_field(tk, ctx, t->p[i], t->l[i], DEC_TOK_WHOLE);
+}
+
+/* Content tokens of a binary request's key; h is at its 24-byte header,
+ * the key is read only when it is all there. */
+static void bin_tokens(struct bb_dec_toks *tk, const struct bb_dec_ctx *ctx, struct bb_rd h)
+{
+	dec_tok_reset(tk);
+	if (!dec_tok_on(ctx))
+		return;
+	bb_rd_skip(&h, 2);
+	uint16_t keylen = bb_rd_be16(&h);
+	uint8_t extlen = bb_rd_u8(&h);
+	bb_rd_skip(&h, 19u + extlen);
+	const uint8_t *key = keylen && bb_rd_left(&h) >= keylen ? bb_rd_bytes(&h, keylen) : NULL;
+	if (key)
+		dec_tok_field(tk, ctx, key, keylen, DEC_TOK_WHOLE);
+}
+
+/* Content tokens of a UDP request (text or binary) at r. */
+static void udp_tokens(struct bb_dec_toks *tk, const struct bb_dec_ctx *ctx, struct bb_rd r)
+{
+	uint8_t first = bb_rd_left(&r) ? *r.p : 0;
+	if (first == 0x80) {
+		bin_tokens(tk, ctx, r);
+		return;
+	}
+	struct toks t;
+	long e = bb_rd_find(&r, "\n", 1);
+	tokenize(r.p, e < 0 ? bb_rd_left(&r) : (size_t)e, &t);
+	text_tokens(tk, ctx, &t);
+}
+
 /* A text command line: sets the data block to expect. -1: malformed. */
 static int text_command(struct mc_dir *d, const struct toks *t)
 {
@@ -252,7 +311,8 @@ static void text_call_done(struct mc_state *s, const struct bb_dec_ctx *ctx, str
 	char id[48];
 	s->nreq++;
 	int il = text_id(id, sizeof id, ctx, s->nreq);
-	dec_emit(ctx, BB_CALL, BB_DIR_C2S, d->t0, d->t1, d->len, id, (size_t)il, d->name, d->nlen);
+	dec_emit_toks(ctx, BB_CALL, BB_DIR_C2S, d->t0, d->t1, d->len, id, (size_t)il, d->name,
+	              d->nlen, &d->toks);
 	if (d->noreply)
 		return;
 	if (s->qn >= MC_Q || s->on > 0) {
@@ -318,7 +378,8 @@ static void bin_call_done(struct mc_state *s, const struct bb_dec_ctx *ctx, stru
 	char id[48], name[MC_NAME];
 	int il = bin_id(id, sizeof id, ctx, d->opaque);
 	int nl = op_name(name, sizeof name, d->opcode);
-	dec_emit(ctx, BB_CALL, BB_DIR_C2S, d->t0, d->t1, d->len, id, (size_t)il, name, (size_t)nl);
+	dec_emit_toks(ctx, BB_CALL, BB_DIR_C2S, d->t0, d->t1, d->len, id, (size_t)il, name,
+	              (size_t)nl, &d->toks);
 	if (d->opcode == 0x17)
 		return; /* QUITQ */
 	if (s->bn >= MC_Q) {
@@ -455,6 +516,7 @@ static int text_line(struct mc_state *s, const struct bb_dec_ctx *ctx, int dir,
 			return -1;
 		if (text_command(d, &t) < 0)
 			return -1;
+		text_tokens(&d->toks, ctx, &t);
 		d->nlen = (uint8_t)(t.l[0] < MC_NAME ? t.l[0] : MC_NAME);
 		memcpy(d->name, t.p[0], d->nlen);
 		if (d->done_after)
@@ -541,7 +603,10 @@ static void udp_datagram(struct mc_state *s, const struct bb_dec_ctx *ctx, int d
 			if (tok_is((const uint8_t *)name, (size_t)nl, text_cmds[i]))
 				code = 1 + (uint32_t)i;
 		dec_match_put(&s->udp, ctx, reqid, code, 0, 0);
-		dec_emit(ctx, BB_CALL, dir, t, t, n, id, (size_t)il, nl ? name : NULL, (size_t)nl);
+		struct bb_dec_toks tk;
+		udp_tokens(&tk, ctx, r);
+		dec_emit_toks(ctx, BB_CALL, dir, t, t, n, id, (size_t)il, nl ? name : NULL, (size_t)nl,
+		              &tk);
 		return;
 	}
 	if (seq != 0)
@@ -615,6 +680,8 @@ static size_t mc_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 				continue;
 			}
 			d->in_msg = 1;
+			if (dir == BB_DIR_C2S)
+				bin_tokens(&d->toks, ctx, r);
 			bb_rd_skip(&r, 24);
 			d->len = 24;
 			d->t1 = dec_time(ctx, dir, pos + off + 23);

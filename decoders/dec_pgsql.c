@@ -30,6 +30,7 @@
 
 #include "decoders/dec_int.h"
 #include "decoders/dec_sql_int.h"
+#include "decoders/dec_tok_int.h"
 
 #define PG_HEAD 512             /* bytes of a message parsed at most */
 #define PG_MAX_MSG (1u << 30)   /* PostgreSQL's own limit on a message */
@@ -65,6 +66,7 @@ struct pg_state {
 	uint32_t stmt_next;
 	char req[PG_REQ];       /* of the call in progress */
 	char unnamed[PG_REQ];   /* the unnamed prepared statement's */
+	struct bb_dec_toks toks; /* of the call in progress */
 	struct {
 		int64_t t0;
 		uint32_t ord;
@@ -225,6 +227,52 @@ static void client_head(struct pg_state *s, int type, struct bb_rd r)
 	}
 }
 
+/* Content tokens of a Query or Parse (its SQL's literals) or a Bind (its
+ * parameters: text ones as fields, binary integers of 2, 4 or 8 bytes as
+ * their decimal text, 16-byte binary ones as UUIDs), body at r. */
+static void client_tokens(struct pg_state *s, const struct bb_dec_ctx *ctx, int type,
+                          struct bb_rd r)
+{
+	size_t n;
+	const uint8_t *p;
+	if (!dec_tok_on(ctx))
+		return;
+	if (type == 'Q') {
+		p = cstr(&r, &n);
+		dec_sql_tokens(p, n, 0, &s->toks, ctx);
+	} else if (type == 'P') {
+		cstr(&r, &n); /* statement name */
+		p = cstr(&r, &n);
+		dec_sql_tokens(p, n, 0, &s->toks, ctx);
+	} else if (type == 'B') {
+		cstr(&r, &n); /* portal */
+		cstr(&r, &n); /* statement */
+		uint16_t nfmt = bb_rd_be16(&r);
+		struct bb_rd fmts = bb_rd_sub(&r, 2u * nfmt);
+		uint16_t one = nfmt == 1 ? bb_rd_be16(&fmts) : 0;
+		uint16_t np = bb_rd_be16(&r);
+		for (unsigned i = 0; i < np && bb_rd_ok(&r); i++) {
+			uint16_t fmt = nfmt == 1 ? one : nfmt > 1 ? bb_rd_be16(&fmts) : 0;
+			uint32_t len = bb_rd_be32(&r);
+			if (len == UINT32_C(0xffffffff))
+				continue; /* NULL */
+			if (!bb_rd_ok(&r) || len > bb_rd_left(&r))
+				return;
+			struct bb_rd v = bb_rd_sub(&r, len);
+			if (fmt == 0)
+				dec_tok_field(&s->toks, ctx, v.p, len, DEC_TOK_WHOLE);
+			else if (len == 2)
+				dec_tok_int(&s->toks, ctx, (int16_t)bb_rd_be16(&v), 0);
+			else if (len == 4)
+				dec_tok_int(&s->toks, ctx, (int32_t)bb_rd_be32(&v), 0);
+			else if (len == 8)
+				dec_tok_int(&s->toks, ctx, (int64_t)bb_rd_be64(&v), 0);
+			else if (len == 16)
+				dec_tok_uuid(&s->toks, ctx, v.p);
+		}
+	}
+}
+
 static int id_of(char *buf, size_t cap, const struct bb_dec_ctx *ctx, uint32_t ord)
 {
 	int n = ord ? snprintf(buf, cap, "c%llu.%u", (unsigned long long)ctx->conn, ord)
@@ -238,8 +286,8 @@ static void emit_call(struct pg_state *s, const struct bb_dec_ctx *ctx, int64_t 
 	char id[48];
 	s->ncall++;
 	int il = id_of(id, sizeof id, ctx, s->ncall);
-	dec_emit(ctx, BB_CALL, BB_DIR_C2S, d->t0, t1, d->len, id, (size_t)il,
-	         s->reqlen ? s->req : NULL, s->reqlen);
+	dec_emit_toks(ctx, BB_CALL, BB_DIR_C2S, d->t0, t1, d->len, id, (size_t)il,
+	              s->reqlen ? s->req : NULL, s->reqlen, &s->toks);
 	if (s->qn < PG_QUEUE) {
 		unsigned slot = (unsigned)(s->qh + s->qn) % PG_QUEUE;
 		s->q[slot].t0 = d->t0;
@@ -409,12 +457,16 @@ static size_t pg_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 				d->unit = 1;
 				d->t0 = dec_time(ctx, dir, pos + off);
 				d->len = 0;
-				if (dir == BB_DIR_C2S)
+				if (dir == BB_DIR_C2S) {
 					s->reqlen = 0;
+					dec_tok_reset(&s->toks);
+				}
 			}
 		}
-		if (dir == BB_DIR_C2S)
+		if (dir == BB_DIR_C2S) {
 			client_head(s, type, bb_rd_make(h.p, need - 5));
+			client_tokens(s, ctx, type, bb_rd_make(h.p, need - 5));
+		}
 		bb_rd_skip(&r, 5);
 		d->len += 5;
 		d->type = (uint8_t)type;

@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "decoders/dec_int.h"
+#include "decoders/dec_tok_int.h"
 
 #define RD_LINE_MAX (64u * 1024)
 #define RD_DEPTH 32
@@ -55,6 +56,11 @@ struct rd_dir {
 	uint64_t len;
 	uint8_t nlen[RD_ARGS];
 	char arg[RD_ARGS][RD_NAME];
+	/* Content tokens of a command: its arguments after the name, each cut
+	 * to DEC_TOK_FIELD_MAX bytes while it streams by. */
+	uint8_t tlen;
+	uint8_t targ[DEC_TOK_FIELD_MAX];
+	struct bb_dec_toks toks;
 };
 
 struct rd_call {
@@ -151,8 +157,8 @@ static void command_done(struct rd_state *s, const struct bb_dec_ctx *ctx, struc
 	upcase(name, d->arg[0], nl);
 	s->nreq++;
 	int il = id_of(id, sizeof id, ctx, s->nreq);
-	dec_emit(ctx, BB_CALL, BB_DIR_C2S, d->t0, d->t1, d->len, id, (size_t)il, nl ? name : NULL,
-	         nl);
+	dec_emit_toks(ctx, BB_CALL, BB_DIR_C2S, d->t0, d->t1, d->len, id, (size_t)il,
+	              nl ? name : NULL, nl, &d->toks);
 	int noreply = 0;
 	if (upper_eq(name, nl, "CLIENT") && upper_eq(d->arg[1], d->nlen[1], "REPLY")) {
 		if (upper_eq(d->arg[2], d->nlen[2], "OFF")) {
@@ -423,6 +429,47 @@ static int type_line(struct rd_state *s, const struct bb_dec_ctx *ctx, int dir,
 	}
 }
 
+/* Keeps the first bytes of a command's argument (a bulk string at depth 1
+ * after the name) for its tokens. */
+static void tok_collect(struct rd_dir *d, const struct bb_dec_ctx *ctx, int dir,
+                        const uint8_t *p, size_t n)
+{
+	if (dir != BB_DIR_C2S || d->depth != 1 || d->idx1 < 1 || !dec_tok_on(ctx))
+		return;
+	size_t room = sizeof d->targ - d->tlen, k = n < room ? n : room;
+	struct bb_rd r = bb_rd_make(p, k);
+	const uint8_t *b = bb_rd_bytes(&r, k);
+	if (b && k)
+		memcpy(d->targ + d->tlen, b, k);
+	d->tlen = (uint8_t)(d->tlen + k);
+}
+
+/* The argument kept by tok_collect is complete: its tokens. */
+static void tok_arg_done(struct rd_dir *d, const struct bb_dec_ctx *ctx)
+{
+	if (d->tlen)
+		dec_tok_field(&d->toks, ctx, d->targ, d->tlen, DEC_TOK_WHOLE);
+	d->tlen = 0;
+}
+
+/* The tokens of an inline command's words after the first. */
+static void inline_tokens(struct rd_dir *d, const struct bb_dec_ctx *ctx, const uint8_t *p,
+                          size_t n)
+{
+	dec_tok_reset(&d->toks);
+	if (!dec_tok_on(ctx))
+		return;
+	struct bb_rd r = bb_rd_make(p, n);
+	for (unsigned argc = 0; bb_rd_left(&r); argc++) {
+		long sp = bb_rd_findc(&r, ' ');
+		size_t wl = sp < 0 ? bb_rd_left(&r) : (size_t)sp;
+		const uint8_t *w = bb_rd_bytes(&r, wl);
+		bb_rd_skip(&r, bb_rd_left(&r) ? 1 : 0);
+		if (argc && wl)
+			dec_tok_field(&d->toks, ctx, w, wl, DEC_TOK_WHOLE);
+	}
+}
+
 /* An inline command line: its first words are the arguments. */
 static void inline_line(struct rd_state *s, const struct bb_dec_ctx *ctx, const uint8_t *p,
                         size_t n)
@@ -447,6 +494,7 @@ static void inline_line(struct rd_state *s, const struct bb_dec_ctx *ctx, const 
 	}
 	d->argc = argc;
 	d->top = 'i';
+	inline_tokens(d, ctx, p, n);
 	if (argc)
 		command_done(s, ctx, d);
 }
@@ -511,6 +559,7 @@ static size_t redis_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint
 			size_t take = d->bulk_left < left ? (size_t)d->bulk_left : left;
 			if (d->cap)
 				capture(d, d->cap - 1u, r.p, take);
+			tok_collect(d, ctx, dir, r.p, take);
 			bb_rd_skip(&r, take);
 			d->bulk_left -= take;
 			d->len += take;
@@ -531,6 +580,7 @@ static size_t redis_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint
 			d->t1 = dec_time(ctx, dir, pos + off + 1);
 			d->bulk = BULK_NONE;
 			d->cap = 0;
+			tok_arg_done(d, ctx);
 			value_done(s, ctx, dir);
 			continue;
 		}
@@ -557,6 +607,8 @@ static size_t redis_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint
 			d->depth = 0;
 			d->last_int = -1;
 			memset(d->nlen, 0, sizeof d->nlen);
+			dec_tok_reset(&d->toks);
+			d->tlen = 0;
 		}
 		d->len += (size_t)nl + 1;
 		d->t1 = dec_time(ctx, dir, pos + off + (size_t)nl);
