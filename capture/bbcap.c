@@ -128,6 +128,9 @@ static void print_summary(struct bb_cap *c, int verbose)
 			        (unsigned long long)d->resync);
 		if (d->opaque)
 			fprintf(stderr, ", %llu opaque (encrypted)", (unsigned long long)d->opaque);
+		if (d->queue_full)
+			fprintf(stderr, ", %llu calls unpaired (reply queue full)",
+			        (unsigned long long)d->queue_full);
 		fputc('\n', stderr);
 	}
 	if (verbose)

@@ -29,10 +29,10 @@
 
 #include "decoders/dec_int.h"
 #include "decoders/dec_tok_int.h"
+#include "decoders/dec_ordq_int.h"
 
 #define MC_LINE_MAX (64u * 1024)
-#define MC_Q 64          /* requests waiting, with their names */
-#define MC_OVF 1024      /* more text commands waiting, by ordinal only */
+#define MC_Q 64          /* binary requests waiting */
 #define MC_NAME 16
 #define MC_TOK 8
 #define MC_BODY_MAX (UINT32_C(1) << 30)
@@ -61,17 +61,11 @@ struct mc_dir {
 struct mc_state {
 	struct mc_dir d[2];
 	uint32_t nreq;
-	uint16_t qh, qn;        /* text commands awaiting a reply */
 	uint8_t resynced;
 	uint8_t stat_open;      /* binary STAT responses in progress */
 	int64_t stat_t0;
 	uint64_t stat_len;
-	struct {
-		int64_t t0;
-		uint32_t ord;
-		uint8_t nlen;
-		char name[MC_NAME];
-	} q[MC_Q];
+	struct dec_ordq q;      /* text commands awaiting a reply */
 	uint16_t bh, bn;        /* binary requests awaiting a reply */
 	struct {
 		uint32_t opaque;
@@ -79,10 +73,6 @@ struct mc_state {
 		uint8_t quiet;
 	} b[MC_Q];
 	struct dec_match udp;   /* UDP request ids */
-	/* Text commands beyond MC_Q (deep pipelines): ordinals only, in order
-	 * after those of q; their returns carry no req=. */
-	uint16_t oh, on;
-	uint32_t ovf[MC_OVF];
 };
 
 static const char *const opnames[] = {"GET", "SET", "ADD", "REPLACE", "DELETE", "INCREMENT",
@@ -315,61 +305,35 @@ static void text_call_done(struct mc_state *s, const struct bb_dec_ctx *ctx, str
 	              d->nlen, &d->toks);
 	if (d->noreply)
 		return;
-	if (s->qn >= MC_Q || s->on > 0) {
-		if (s->on >= MC_OVF) {
-			/* The oldest waits no more: its reply will pair with the next. */
-			s->oh = (uint16_t)((s->oh + 1) % MC_OVF);
-			s->on--;
-			DEC_COUNT(ctx, evicted);
-		}
-		s->ovf[(s->oh + s->on) % MC_OVF] = s->nreq;
-		s->on++;
-		return;
-	}
-	unsigned slot = (unsigned)(s->qh + s->qn) % MC_Q;
-	s->qn++;
-	s->q[slot].t0 = d->t0;
-	s->q[slot].ord = s->nreq;
-	s->q[slot].nlen = d->nlen;
-	memcpy(s->q[slot].name, d->name, d->nlen);
+	dec_ordq_push(&s->q, ctx, MC_NAME, d->t0, s->nreq, 0, d->name, d->nlen);
 }
 
 static void text_reply_done(struct mc_state *s, const struct bb_dec_ctx *ctx, struct mc_dir *d)
 {
 	char id[48];
+	const struct dec_ordq_ent *c;
 	if (s->resynced) {
 		/* Replies were lost in a hole: this one answers the latest command
 		 * sent before it. */
-		while (s->qn > 1 && s->q[(s->qh + 1) % MC_Q].t0 <= d->t0) {
-			s->qh = (uint16_t)((s->qh + 1) % MC_Q);
-			s->qn--;
-		}
-		if (s->qn == 0 || s->q[s->qh].t0 <= d->t0)
+		dec_ordq_skip_to(&s->q, d->t0);
+		int w = dec_ordq_front(&s->q, &c);
+		if (w == DEC_ORDQ_EMPTY || (w == DEC_ORDQ_CALL && c->t0 <= d->t0))
 			s->resynced = 0;
 		else
 			goto unmatched;
 	}
-	if (s->qn == 0 && s->on > 0) {
-		uint32_t ord = s->ovf[s->oh];
-		s->oh = (uint16_t)((s->oh + 1) % MC_OVF);
-		s->on--;
-		int il = text_id(id, sizeof id, ctx, ord);
-		dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, d->t1, d->len, id, (size_t)il, NULL, 0);
-		return;
-	}
-	if (s->qn == 0) {
+	if (dec_ordq_front(&s->q, &c) != DEC_ORDQ_CALL) {
+		/* A command whose reply queue was full: known to be lost. */
+		dec_ordq_pop(&s->q);
 unmatched:
 		DEC_COUNT(ctx, unmatched_ret);
 		int il = text_id(id, sizeof id, ctx, 0);
 		dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, d->t1, d->len, id, (size_t)il, NULL, 0);
 		return;
 	}
-	unsigned h = s->qh;
-	s->qh = (uint16_t)((s->qh + 1) % MC_Q);
-	s->qn--;
-	int il = text_id(id, sizeof id, ctx, s->q[h].ord);
-	dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, d->t1, d->len, id, (size_t)il, s->q[h].name,
-	         s->q[h].nlen);
+	int il = text_id(id, sizeof id, ctx, c->ord);
+	dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, d->t1, d->len, id, (size_t)il, c->req, c->reqlen);
+	dec_ordq_pop(&s->q);
 }
 
 /* A binary request is complete. */
@@ -490,6 +454,8 @@ static long hunt(const uint8_t *p, size_t n, int dir, int bol)
 		if (bol) {
 			struct bb_rd lr = r;
 			long nl = bb_rd_find(&lr, "\n", 1);
+			if (nl > 0 && last_is_cr(r.p, (size_t)nl))
+				nl--; /* "END\r" is not a reply word: a bare END was skipped */
 			if (nl > 0) {
 				struct toks t;
 				tokenize(r.p, (size_t)nl, &t);
@@ -638,8 +604,11 @@ static size_t mc_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 		size_t left = bb_rd_left(&r);
 		if (d->hunting) {
 			long at = hunt(r.p, left, dir, d->hunting == 1);
-			d->hunting = 2; /* what is kept for later is not a line start */
 			size_t skip = at < 0 ? (left > 24 ? left - 24 : 0) : (size_t)at;
+			/* What is kept for later is a line start only when nothing
+			 * was skipped from one (a first reply "EN" waits for "D\r\n"). */
+			if (skip > 0)
+				d->hunting = 2;
 			if (ctx->stats)
 				ctx->stats->skipped_bytes += skip;
 			bb_rd_skip(&r, skip);
@@ -734,7 +703,7 @@ static void mc_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t los
 		return;
 	}
 	if (dir == BB_DIR_C2S)
-		s->qn = s->on = 0; /* text commands were lost: replies cannot be paired by order */
+		dec_ordq_clear(&s->q); /* text commands were lost: replies cannot be paired by order */
 	s->resynced = 1;
 	/* A message whose head was seen happened: report it, ending before the gap. */
 	if (d->in_msg && (d->binary || d->phase == PH_DATA || dir == BB_DIR_S2C))
@@ -756,6 +725,12 @@ static void mc_end(void *st, const struct bb_dec_ctx *ctx)
 			message_done(s, ctx, dir);
 		}
 	}
+}
+
+static void mc_free(void *st)
+{
+	struct mc_state *s = st;
+	dec_ordq_free(&s->q);
 }
 
 static int mc_probe(const uint8_t *p, size_t n, unsigned transport, int dir)
@@ -804,5 +779,5 @@ const struct bb_decoder bb_dec_memcache = {
 	.decode = mc_decode,
 	.gap = mc_gap,
 	.end = mc_end,
-	.free = NULL,
+	.free = mc_free,
 };

@@ -41,11 +41,11 @@
 #include <stddef.h>
 
 #include "decoders/dec_int.h"
+#include "decoders/dec_ordq_int.h"
 #include "decoders/dec_sql_int.h"
 #include "decoders/dec_tok_int.h"
 
 #define MY_HEAD 512
-#define MY_QUEUE 16
 #define MY_STMTS 32
 #define MY_REQ (DEC_SQL_MAX + 1)
 #define MY_MAXPKT 0xffffffu
@@ -82,7 +82,6 @@ struct my_state {
 	struct my_dir d[2];
 	uint8_t opaque;         /* TLS: nothing more to decode */
 	uint8_t resynced;       /* bytes were lost: pair the next reply by time */
-	uint8_t qh, qn;
 	/* the call in progress (a command split over packets) */
 	uint8_t ccmd, creqlen, cpending;
 	char creq[MY_REQ];
@@ -94,12 +93,7 @@ struct my_state {
 	char rreq[MY_REQ];
 	uint32_t ncall;
 	uint32_t stmt_next;
-	struct {
-		int64_t t0;
-		uint32_t ord;
-		uint8_t cmd, reqlen;
-		char req[MY_REQ];
-	} q[MY_QUEUE];
+	struct dec_ordq q;      /* commands awaiting a reply; flags: the command */
 	struct {
 		uint32_t id;
 		uint8_t used, len;
@@ -366,16 +360,7 @@ static void emit_call(struct my_state *s, const struct bb_dec_ctx *ctx, int64_t 
 	int cmd = s->ccmd;
 	if (cmd == COM_QUIT || cmd == COM_STMT_CLOSE || cmd == COM_STMT_SEND_LONG_DATA)
 		return; /* no reply */
-	if (s->qn < MY_QUEUE) {
-		unsigned slot = (unsigned)(s->qh + s->qn) % MY_QUEUE;
-		s->q[slot].t0 = d->t0;
-		s->q[slot].ord = s->ncall;
-		s->q[slot].cmd = (uint8_t)cmd;
-		set_req(s->q[slot].req, &s->q[slot].reqlen, s->creq, s->creqlen);
-		s->qn++;
-	} else {
-		DEC_COUNT(ctx, evicted);
-	}
+	dec_ordq_push(&s->q, ctx, MY_REQ - 1, d->t0, s->ncall, (unsigned)cmd, s->creq, s->creqlen);
 }
 
 /* A server packet with seq 1 starts the reply to the oldest pending call. */
@@ -385,20 +370,19 @@ static void reply_start(struct my_state *s, const struct bb_dec_ctx *ctx, int64_
 	d->t0 = t0;
 	d->len = 0;
 	s->rstate = R_FIRST;
-	if (s->resynced) {
-		while (s->qn > 1 && s->q[(s->qh + 1) % MY_QUEUE].t0 <= t0) {
-			s->qh = (uint8_t)((s->qh + 1) % MY_QUEUE);
-			s->qn--;
-		}
-	}
-	if (s->qn > 0 && (!s->resynced || s->q[s->qh].t0 <= t0)) {
-		s->rord = s->q[s->qh].ord;
-		s->rcmd = s->q[s->qh].cmd;
-		set_req(s->rreq, &s->rreqlen, s->q[s->qh].req, s->q[s->qh].reqlen);
-		s->qh = (uint8_t)((s->qh + 1) % MY_QUEUE);
-		s->qn--;
+	if (s->resynced)
+		dec_ordq_skip_to(&s->q, t0);
+	const struct dec_ordq_ent *e;
+	int w = dec_ordq_front(&s->q, &e);
+	if (w == DEC_ORDQ_CALL && (!s->resynced || e->t0 <= t0)) {
+		s->rord = e->ord;
+		s->rcmd = (uint8_t)e->flags;
+		set_req(s->rreq, &s->rreqlen, e->req, e->reqlen);
+		dec_ordq_pop(&s->q);
 		s->resynced = 0;
 	} else {
+		if (w == DEC_ORDQ_LOST && !s->resynced)
+			dec_ordq_pop(&s->q); /* its command found the queue full */
 		DEC_COUNT(ctx, unmatched_ret);
 		s->rord = 0;
 		s->rcmd = COM_QUERY;
@@ -661,7 +645,9 @@ static size_t my_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 				 * not understood; it ends where this one starts */
 				reply_end(s, ctx, dec_time(ctx, dir, at));
 			}
-			if (seq == 1 && s->rstate == R_IDLE && (!wrapped || s->qn > 0))
+			const struct dec_ordq_ent *e;
+			if (seq == 1 && s->rstate == R_IDLE &&
+			    (!wrapped || dec_ordq_front(&s->q, &e) != DEC_ORDQ_EMPTY))
 				reply_start(s, ctx, dec_time(ctx, dir, at));
 			if (s->rstate != R_IDLE && c >= 0)
 				done = reply_packet(s, bb_rd_make(h.p, head), plen);
@@ -699,7 +685,7 @@ static void my_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t los
 	d->hunting = 1;
 	if (dir == BB_DIR_C2S) {
 		s->cpending = 0;
-		s->qn = 0;
+		dec_ordq_clear(&s->q);
 	} else if (s->rstate != R_IDLE) {
 		/* the reply happened; it ends before the hole */
 		reply_end(s, ctx, d->t0);
@@ -712,6 +698,12 @@ static void my_end(void *st, const struct bb_dec_ctx *ctx)
 	struct my_state *s = st;
 	if (s->rstate != R_IDLE)
 		reply_end(s, ctx, s->d[BB_DIR_S2C].t0);
+}
+
+static void my_free(void *st)
+{
+	struct my_state *s = st;
+	dec_ordq_free(&s->q);
 }
 
 /* The server greeting: seq 0, protocol 10, a NUL-terminated version. */
@@ -740,5 +732,5 @@ const struct bb_decoder bb_dec_mysql = {
 	.decode = my_decode,
 	.gap = my_gap,
 	.end = my_end,
-	.free = NULL,
+	.free = my_free,
 };

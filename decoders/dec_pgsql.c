@@ -29,13 +29,13 @@
 #include <stddef.h>
 
 #include "decoders/dec_int.h"
+#include "decoders/dec_ordq_int.h"
 #include "decoders/dec_sql_int.h"
 #include "decoders/dec_tok_int.h"
 
 #define PG_HEAD 512             /* bytes of a message parsed at most */
 #define PG_MAX_MSG (1u << 30)   /* PostgreSQL's own limit on a message */
 #define PG_MAX_STARTUP 10000    /* the server's limit on a startup packet */
-#define PG_QUEUE 16
 #define PG_STMTS 16
 #define PG_REQ (DEC_SQL_MAX + 1)
 
@@ -60,19 +60,13 @@ struct pg_state {
 	uint8_t enc_wait;       /* the server owes the answer to SSL/GSSENC */
 	uint8_t opaque;         /* TLS or GSS encryption: nothing to decode */
 	uint8_t resynced;       /* bytes were lost: pair the next reply by time */
-	uint8_t qh, qn;         /* FIFO of calls awaiting their ReadyForQuery */
 	uint8_t reqlen, unnamed_len;
 	uint32_t ncall;
 	uint32_t stmt_next;
 	char req[PG_REQ];       /* of the call in progress */
 	char unnamed[PG_REQ];   /* the unnamed prepared statement's */
 	struct bb_dec_toks toks; /* of the call in progress */
-	struct {
-		int64_t t0;
-		uint32_t ord;
-		uint8_t reqlen;
-		char req[PG_REQ];
-	} q[PG_QUEUE];
+	struct dec_ordq q;      /* calls awaiting their ReadyForQuery */
 	struct {
 		uint64_t key;   /* FNV-1a of the statement name, 0 unused */
 		uint8_t len;
@@ -288,15 +282,7 @@ static void emit_call(struct pg_state *s, const struct bb_dec_ctx *ctx, int64_t 
 	int il = id_of(id, sizeof id, ctx, s->ncall);
 	dec_emit_toks(ctx, BB_CALL, BB_DIR_C2S, d->t0, t1, d->len, id, (size_t)il,
 	              s->reqlen ? s->req : NULL, s->reqlen, &s->toks);
-	if (s->qn < PG_QUEUE) {
-		unsigned slot = (unsigned)(s->qh + s->qn) % PG_QUEUE;
-		s->q[slot].t0 = d->t0;
-		s->q[slot].ord = s->ncall;
-		set_req(s->q[slot].req, &s->q[slot].reqlen, s->req, s->reqlen);
-		s->qn++;
-	} else {
-		DEC_COUNT(ctx, evicted);
-	}
+	dec_ordq_push(&s->q, ctx, PG_REQ - 1, d->t0, s->ncall, 0, s->req, s->reqlen);
 	d->unit = 0;
 	s->reqlen = 0;
 }
@@ -311,23 +297,24 @@ static void emit_ret(struct pg_state *s, const struct bb_dec_ctx *ctx, int64_t t
 	if (s->resynced) {
 		/* Bytes were lost: this reply answers the latest call sent before
 		 * it; older ones lost their replies in the hole. */
-		while (s->qn > 1 && s->q[(s->qh + 1) % PG_QUEUE].t0 <= d->t0) {
-			s->qh = (uint8_t)((s->qh + 1) % PG_QUEUE);
-			s->qn--;
-		}
+		dec_ordq_skip_to(&s->q, d->t0);
 	}
-	if (s->qn > 0 && (!s->resynced || s->q[s->qh].t0 <= d->t0)) {
-		ord = s->q[s->qh].ord;
-		req = s->q[s->qh].req;
-		rl = s->q[s->qh].reqlen;
-		s->qh = (uint8_t)((s->qh + 1) % PG_QUEUE);
-		s->qn--;
+	const struct dec_ordq_ent *e;
+	int w = dec_ordq_front(&s->q, &e);
+	if (w == DEC_ORDQ_CALL && (!s->resynced || e->t0 <= d->t0)) {
+		ord = e->ord;
+		req = e->req;
+		rl = e->reqlen;
 		s->resynced = 0;
 	} else {
+		if (w == DEC_ORDQ_LOST && !s->resynced)
+			dec_ordq_pop(&s->q); /* its call found the queue full */
 		DEC_COUNT(ctx, unmatched_ret);
 	}
 	int il = id_of(id, sizeof id, ctx, ord);
 	dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, t1, d->len, id, (size_t)il, rl ? req : NULL, rl);
+	if (ord)
+		dec_ordq_pop(&s->q);
 	d->unit = 0;
 }
 
@@ -500,8 +487,14 @@ static void pg_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t los
 	s->typed = 1;
 	s->enc_wait = 0;
 	if (dir == BB_DIR_C2S)
-		s->qn = 0;
+		dec_ordq_clear(&s->q);
 	s->resynced = 1;
+}
+
+static void pg_free(void *st)
+{
+	struct pg_state *s = st;
+	dec_ordq_free(&s->q);
 }
 
 static int pg_probe(const uint8_t *p, size_t n, unsigned transport, int dir)
@@ -523,5 +516,5 @@ const struct bb_decoder bb_dec_pgsql = {
 	.decode = pg_decode,
 	.gap = pg_gap,
 	.end = NULL,
-	.free = NULL,
+	.free = pg_free,
 };

@@ -174,6 +174,8 @@ struct bb_dec_stats {
 	uint64_t resync;        /* gaps after which the decoder resynchronised */
 	uint64_t skipped_bytes; /* bytes skipped while resynchronising */
 	uint64_t opaque;        /* encrypted messages counted, not parsed (SASL, SMB3, TLS) */
+	uint64_t queue_full;    /* calls not paired: their connection's reply queue was full */
+	uint64_t queue_bytes;   /* not a counter: bytes the reply queues hold now (bounded) */
 };
 
 /* ---- content tokens and propagated context (dec_tok.c) -------------------------
