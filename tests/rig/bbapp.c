@@ -12,6 +12,7 @@
  *               [--delay TYPE:BACKEND:MS ...] [--render MIN_MS:MAX_MS]
  *   bbapp load  --target IP:PORT --clients N --requests N --mix TYPE=W,...
  *               --log FILE [--seed S] [--id PREFIX] [--ramp MS] [--gap MS]
+ *               [--rate PER_S [--burst MIN:MAX]]
  *
  * Config: one line per request type, "TYPE GROUP ; GROUP ...", a GROUP being
  * BACKEND[,BACKEND...] called in parallel (all requests sent, then all
@@ -33,9 +34,19 @@
  * The load client runs N clients, each sending its next request when the
  * last one is answered (a closed loop). --gap MS makes any two requests of
  * all the clients begin at least MS apart: a client whose turn comes too
- * soon waits for its slot. The rig uses it to keep requests from beginning
- * within a call delay of each other (docs/accuracy.md, "The real multi-tier
- * rig"), whatever the number of clients.
+ * soon waits for its slot (the paced rig of docs/accuracy.md, "The real
+ * multi-tier rig"; not what users' traffic does).
+ *
+ * --rate makes it an open loop, as users are: requests arrive at PER_S a
+ * second on average, at exponentially distributed intervals (Poisson
+ * arrivals), whatever the answers; with --burst MIN:MAX they arrive in page
+ * views of MIN to MAX requests (uniform) fired at once, the page views being
+ * Poisson arrivals at PER_S / mean size. The N clients are then a bounded
+ * pool of keep-alive connections: an arrival waits in a FIFO queue until a
+ * connection is free, so at most N requests are in flight. At the end one
+ * line on standard output gives the rate reached, the mean and maximum
+ * number of requests in flight (answered-or-not requests, time-averaged over
+ * the run) and the time arrivals waited for a connection.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -53,6 +64,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <math.h>
 
 #define MAX_TYPES 16
 #define MAX_GROUPS 8
@@ -785,6 +797,14 @@ static const char *id_prefix = "r";
 static int ramp_ms, nclients = 1;
 static int64_t gap_ns;        /* --gap: least time between two requests' starts */
 static int64_t last_start_ns; /* CLOCK_MONOTONIC time of the last slot given out */
+static double rate;           /* --rate: open loop, arrivals a second (0: closed loop) */
+static int burst_min, burst_max; /* --burst: requests a page view (0: single requests) */
+static int64_t *arrival_ns;   /* open loop: request i arrives at start + arrival_ns[i] */
+static int64_t load_start_ns; /* CLOCK_MONOTONIC */
+static int inflight, inflight_max;
+static int64_t busy_ns;       /* sum over requests of their time in flight */
+static int64_t wait_sum_ns, wait_max_ns; /* arrivals' wait for a free connection */
+static int64_t first_send_ns, last_done_ns; /* CLOCK_MONOTONIC */
 
 struct client {
 	int no;
@@ -804,6 +824,39 @@ static int64_t mono_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void sleep_until(int64_t t)
+{
+	struct timespec ts = {(time_t)(t / 1000000000), (long)(t % 1000000000)};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+	}
+}
+
+/* A uniform double in (0, 1]. */
+static double unit(uint64_t *s)
+{
+	return ((double)(xorshift(s) >> 11) + 1.0) / 9007199254740992.0;
+}
+
+/* The open loop's arrival times: exponential gaps at rate (requests) or at
+ * rate / mean size (page views of burst_min..burst_max requests at once). */
+static void plan_arrivals(long n)
+{
+	uint64_t rng = 0x9e3779b97f4a7c15ULL * (seed + 1000003);
+	double mean_size = burst_max > 0 ? (burst_min + burst_max) / 2.0 : 1.0;
+	double t = 0;
+	arrival_ns = calloc((size_t)n, sizeof *arrival_ns);
+	if (!arrival_ns)
+		die("out of memory");
+	for (long i = 0; i < n;) {
+		t += -log(unit(&rng)) * mean_size / rate;
+		long k = 1;
+		if (burst_max > 0)
+			k = burst_min + (long)(xorshift(&rng) % (uint64_t)(burst_max - burst_min + 1));
+		for (; k > 0 && i < n; k--)
+			arrival_ns[i++] = (int64_t)(t * 1e9);
+	}
 }
 
 /* Waits for the next start slot: at least gap_ns after the slot given out
@@ -839,7 +892,14 @@ static void *client_run(void *arg)
 			pthread_mutex_unlock(&load_mu);
 			break;
 		}
-		wait_slot();
+		int64_t due = 0;
+		if (arrival_ns) { /* open loop: wait for the arrival, not for a slot */
+			pthread_mutex_unlock(&load_mu);
+			due = load_start_ns + arrival_ns[i];
+			if (mono_ns() < due)
+				sleep_until(due);
+		} else
+			wait_slot();
 		unsigned r = (unsigned)(xorshift(&cl->rng) % mix_total);
 		const char *type = mixes[0].type;
 		for (int k = 0; k < nmix; k++) {
@@ -853,9 +913,28 @@ static void *client_run(void *arg)
 		snprintf(rid, sizeof rid, "%s-%ld", id_prefix, i);
 		int n = snprintf(req, sizeof req, "GET /%s?id=%s HTTP/1.1\r\nHost: rig\r\n\r\n", type,
 		                 rid);
+		int64_t m0 = mono_ns();
+		pthread_mutex_lock(&load_mu);
+		if (++inflight > inflight_max)
+			inflight_max = inflight;
+		if (first_send_ns == 0 || m0 < first_send_ns)
+			first_send_ns = m0;
+		if (due > 0) {
+			wait_sum_ns += m0 - due;
+			if (m0 - due > wait_max_ns)
+				wait_max_ns = m0 - due;
+		}
+		pthread_mutex_unlock(&load_mu);
 		int64_t t0 = now_ns();
 		int ok = send_all(c->fd, req, (size_t)n) == 0 && read_http_response(c) == 0;
 		int64_t t1 = now_ns();
+		int64_t m1 = mono_ns();
+		pthread_mutex_lock(&load_mu);
+		inflight--;
+		busy_ns += m1 - m0;
+		if (m1 > last_done_ns)
+			last_done_ns = m1;
+		pthread_mutex_unlock(&load_mu);
 		char line[256];
 		n = snprintf(line, sizeof line, "%s\tclient\t%s\t%lld\t%lld\t%s\n", rid, type,
 		             (long long)t0, (long long)t1, ok ? "-" : "ERR");
@@ -898,6 +977,15 @@ static int cmd_load(int argc, char **argv)
 			gap_ns = (int64_t)atoi(v) * 1000000;
 		else if (strcmp(a, "--id") == 0)
 			id_prefix = v;
+		else if (strcmp(a, "--rate") == 0) {
+			rate = atof(v);
+			if (!(rate > 0))
+				die("--rate: a positive number of requests a second");
+		} else if (strcmp(a, "--burst") == 0) {
+			if (sscanf(v, "%d:%d", &burst_min, &burst_max) != 2 || burst_min < 1 ||
+			    burst_max < burst_min || burst_max > 64)
+				die("bad --burst \"%s\" (MIN:MAX requests, 1-64)", v);
+		}
 		else if (strcmp(a, "--seed") == 0)
 			seed = strtoul(v, NULL, 10);
 		else if (strcmp(a, "--mix") == 0) {
@@ -919,7 +1007,13 @@ static int cmd_load(int argc, char **argv)
 	if (!log || nmix == 0 || mix_total == 0 || clients < 1 || clients > 1024 || gap_ns < 0 ||
 	    total_requests < 1 || target.sin_family != AF_INET)
 		die("load needs --target, --clients (1-1024), --requests, --mix and --log");
+	if (burst_max > 0 && rate == 0)
+		die("--burst needs --rate");
 	nclients = clients;
+	if (rate > 0) {
+		plan_arrivals(total_requests);
+		ramp_ms = 0; /* the arrivals are the ramp */
+	}
 	log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (log_fd < 0)
 		die("%s: %s", log, strerror(errno));
@@ -927,6 +1021,7 @@ static int cmd_load(int argc, char **argv)
 	struct client *cl = calloc((size_t)clients, sizeof *cl);
 	if (!th || !cl)
 		die("out of memory");
+	load_start_ns = mono_ns() + 200000000; /* every client connected by then */
 	for (int i = 0; i < clients; i++) {
 		cl[i].no = i;
 		cl[i].rng = 0x9e3779b97f4a7c15ULL * (seed + (uint64_t)i + 1);
@@ -937,7 +1032,17 @@ static int cmd_load(int argc, char **argv)
 		pthread_join(th[i], NULL);
 	free(th);
 	free(cl);
+	free(arrival_ns);
 	close(log_fd);
+	double span = (double)(last_done_ns - first_send_ns) / 1e9;
+	printf("load: %ld requests in %.2f s (%.1f/s; %s), %d connections: in flight mean %.1f,"
+	       " max %d; waited for a connection: mean %.2f ms, max %.1f ms\n",
+	       total_requests, span, span > 0 ? (double)total_requests / span : 0.0,
+	       rate == 0    ? "closed loop"
+	       : burst_max ? "bursts"
+	                   : "Poisson",
+	       clients, span > 0 ? (double)busy_ns / 1e9 / span : 0.0, inflight_max,
+	       (double)wait_sum_ns / 1e6 / (double)total_requests, (double)wait_max_ns / 1e6);
 	if (failures > 0)
 		fprintf(stderr, "bbapp load: %ld of %ld requests failed\n", failures, total_requests);
 	return failures > 0 ? 1 : 0;
@@ -955,6 +1060,6 @@ int main(int argc, char **argv)
 	                "                   [--delay TYPE:BACKEND:MS ...] [--render MIN_MS:MAX_MS]\n"
 	                "       bbapp load --target IP:PORT --clients N --requests N\n"
 	                "                  --mix TYPE=W,... --log FILE [--seed S] [--id PREFIX] [--ramp MS]\n"
-	                "                  [--gap MS]\n");
+	                "                  [--gap MS] [--rate PER_S [--burst MIN:MAX]]\n");
 	return 2;
 }

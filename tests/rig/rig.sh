@@ -11,28 +11,32 @@
 #   rig_apps RENDER [DELAY]
 #                      (re)starts app1 and app2 with bbapp --render RENDER,
 #                      app2 with --delay DELAY if given.
-#   rig_run NAME CLIENTS REQUESTS   ($RIG_RAMP_MS spreads the clients' starts,
-#                      $RIG_GAP_MS spaces any two requests' starts)
+#   rig_run NAME CLIENTS REQUESTS   ($RIG_LOAD_ARGS: more bbapp load options,
+#                      e.g. "--rate 90 --burst 3:5", an open loop over a pool
+#                      of CLIENTS connections; $RIG_RAMP_MS spreads closed-loop
+#                      clients' starts, $RIG_GAP_MS spaces any two requests'
+#                      starts: the paced rig, off by default)
 #                      warms the nginx upstream connections up (not
 #                      captured), starts bbcap on the bridge (and tcpdump when
 #                      $RIG_PCAP is set), runs the load, stops the capture:
-#                      $T/NAME.tr, $T/NAME.client.log, $T/NAME.pcap.
+#                      $T/NAME.tr, $T/NAME.client.log, $T/NAME.pcap,
+#                      $T/NAME.load (the load's summary: rate, in flight).
 # Needs $T (scratch directory, absolute), $BB_BIN, $BB_SRC and root.
 #
-# The servers and the load client run under the lowest real-time priority
-# (chrt -f 1; RIG_RT=0: not) when the kernel allows it: on a machine shared
-# with builds, a server descheduled for tens of milliseconds between a
-# request's arrival and its calls lets other requests arrive in between,
-# which is the rig's own noise, not bb's (docs/accuracy.md). They sleep
-# most of the time (about 25 requests/s), so the rest of the machine loses
-# little.
+# RIG_RT=1 runs the servers and the load client under the lowest real-time
+# priority (chrt -f 1) when the kernel allows it: on a machine shared with
+# builds, a server descheduled for tens of milliseconds between a request's
+# arrival and its calls lets other requests arrive in between. Users' servers
+# run at normal priority, so that is the default (docs/accuracy.md, "The rig
+# at real load"); RIG_RT=1 with RIG_GAP_MS=20 is the paced rig of "The real
+# multi-tier rig".
 
 RIG_NODES="client nginx app1 app2 auth redis memcached pg dns"
 RIG_MIX=${RIG_MIX:-cart=45,item=25,static=20,login=6,lookup=4}
 RIG_RENDER=${RIG_RENDER:-50:150}
 rig_pids=""
 rig_rt="" # the servers' priority (see above); unquoted where used
-if [ "${RIG_RT:-1}" != 0 ] && chrt -f 1 true 2>/dev/null; then
+if [ "${RIG_RT:-0}" != 0 ] && chrt -f 1 true 2>/dev/null; then
 	rig_rt="chrt -f 1"
 fi
 rig_pgdata=""
@@ -209,18 +213,21 @@ NGEOF
 	wait_tcp nginx 80 nginx
 }
 
-rig_load() { # NAME CLIENTS REQUESTS LOG [RAMP_MS]
+rig_load() { # NAME CLIENTS REQUESTS LOG [RAMP_MS [MORE OPTIONS]]
+	_n=$1 _c=$2 _r=$3 _l=$4 _ramp=${5:-0}
+	shift 4
+	[ $# -gt 0 ] && shift
 	# shellcheck disable=SC2086
-	ip netns exec "$(ns client)" $rig_rt "$BB_BIN/bbapp" load --target "$(ip_of nginx):80" --clients "$2" \
-		--requests "$3" --mix "$RIG_MIX" --seed "$2" --id "$1" --log "$4" --ramp "${5:-0}" \
-		--gap "${RIG_GAP_MS:-0}"
+	ip netns exec "$(ns client)" $rig_rt "$BB_BIN/bbapp" load --target "$(ip_of nginx):80" --clients "$_c" \
+		--requests "$_r" --mix "$RIG_MIX" --seed "$_c" --id "$_n" --log "$_l" --ramp "$_ramp" \
+		--gap "${RIG_GAP_MS:-0}" "$@"
 }
 
 rig_run() {
 	name=$1 clients=$2 requests=$3
 	# warm-up: nginx opens its upstream keep-alive connections now, so the
 	# capture picks them up mid-stream, like the app tier's pools
-	rig_load "$name-w" "$clients" "$clients" "$T/warmup.log" ||
+	rig_load "$name-w" "$clients" "$clients" "$T/warmup.log" >/dev/null ||
 		{ echo "FAIL: warm-up load"; return 1; }
 	if [ -n "${RIG_PCAP:-}" ]; then
 		tcpdump -i "$br" --time-stamp-precision=nano -w "$T/$name.pcap" -s 0 -B 32768 2>"$T/$name.tcpdump.err" &
@@ -238,8 +245,10 @@ rig_run() {
 	done
 	sleep 0.5
 	start=$(date +%s.%N)
-	rig_load "$name" "$clients" "$requests" "$T/$name.client.log" "${RIG_RAMP_MS:-0}" ||
-		{ echo "FAIL: load $name"; return 1; }
+	# shellcheck disable=SC2086
+	rig_load "$name" "$clients" "$requests" "$T/$name.client.log" "${RIG_RAMP_MS:-0}" \
+		${RIG_LOAD_ARGS:-} >"$T/$name.load" ||
+		{ echo "FAIL: load $name"; cat "$T/$name.load"; return 1; }
 	end=$(date +%s.%N)
 	sleep 0.5
 	kill -INT $cap
@@ -252,4 +261,5 @@ rig_run() {
 		"bbcap: $(sed -n 's/^\([0-9]*\) packets captured$/\1/p' "$T/$name.bbcap.err") packets," \
 		"$(sed -n 's/^\([0-9]*\) packets dropped by kernel$/\1/p' "$T/$name.bbcap.err") dropped," \
 		"$(grep -c '	CALL	' "$T/$name.tr") calls"
+	sed "s/^load: /  /" "$T/$name.load"
 }

@@ -93,6 +93,12 @@ def true_trees(client_log, service_logs):
     return trees, failed, kinds
 
 
+def truth_of(first, rest):
+    """The true trees of a run: from bbapp's per-request logs (CLIENT_LOG
+    SERVICE_LOG...)."""
+    return true_trees(first, rest)
+
+
 def paren(kids):
     return "(" + ",".join(kids) + ")" if kids else ""
 
@@ -127,7 +133,7 @@ def opt(args, name, default=None, conv=str):
 
 
 def cmd_truth(args):
-    trees, failed, kinds = true_trees(args[0], args[1:])
+    trees, failed, kinds = truth_of(args[0], args[1:])
     total = sum(trees.values())
     print("%d requests, %d failed, %d true patterns" % (total, failed, len(trees)))
     for k in top(trees, len(trees)):
@@ -139,7 +145,11 @@ def cmd_nest(args):
     n = opt(args, "--top", 5, int)
     tol = opt(args, "--tol", 0.05, float)
     label = opt(args, "--label", "")
-    trees, failed, kinds = true_trees(args[0], args[2:])
+    max_wrong = opt(args, "--max-wrong", None, float)
+    brief = "--brief" in args
+    if brief:
+        args.remove("--brief")
+    trees, failed, kinds = truth_of(args[0], args[2:])
     pats, _, d = inferred(args[1])
     keys = set(trees) | set(pats)
     ifp = sum(max(0, pats[k] - trees[k]) for k in keys)
@@ -148,6 +158,8 @@ def cmd_nest(args):
     pfn = sum(1 for k in trees if k not in pats)
     total = sum(trees.values())
     ok = True
+    if brief:
+        return nest_brief(label, trees, pats, failed, ifn, total, n, tol, max_wrong)
     print("%s%d true instances (%d requests failed), %d inferred; patterns: %d true, %d inferred,"
           " %d false positive, %d false negative; instances: %d false positive (%.2f%%),"
           " %d false negative (%.2f%%)"
@@ -176,6 +188,34 @@ def cmd_nest(args):
     return 0 if ok else 1
 
 
+def nest_brief(label, trees, pats, failed, ifn, total, n, tol, max_wrong):
+    """One line: the share of true instances not inferred (bbnest --truth's
+    instance false negatives / true instances), the worst top-n count error,
+    and whether the checks hold (the top-n patterns each within tol, and the
+    share at most max_wrong when given). Exit status 1 when they do not, 2
+    when the run itself is bad (requests failed, or fewer or more instances
+    inferred than requests made: not all captured)."""
+    tt, ti = top(trees, n), top(pats, n)
+    worst = 0.0
+    misses = 0
+    for k in tt:
+        dev = (pats[k] - trees[k]) / trees[k]
+        if abs(dev) > abs(worst):
+            worst = dev
+        if k not in ti:
+            misses += 1
+    wrong = ifn / max(total, 1)
+    ok = misses == 0 and abs(worst) <= tol and set(tt) == set(ti)
+    if max_wrong is not None and wrong > max_wrong:
+        ok = False
+    rig = ""
+    if failed or sum(pats.values()) != total:
+        rig = " (%d requests failed, %d instances inferred)" % (failed, sum(pats.values()))
+    print("%s%5.1f%% (%d/%d) | %+.1f%%, %d missed | %s%s"
+          % (label, 100 * wrong, ifn, total, 100 * worst, misses, "met" if ok else "NOT MET", rig))
+    return 2 if rig else 0 if ok else 1
+
+
 def walk(node, path=None):
     """(path of names from the root, node) for every node of a pattern; a
     child is named NAME#K, K its rank among its same-name siblings."""
@@ -198,7 +238,7 @@ def cmd_delay(args):
     min_count = opt(args, "--min-count", 20, int)
     p0, nodes0, _ = inferred(args[0])
     p1, nodes1, _ = inferred(args[1])
-    trees, _, kinds = true_trees(args[2], args[3:])
+    trees, _, kinds = truth_of(args[2], args[3:])
     # the pattern of the delayed requests, by the truth
     want = [k for k in trees if kinds[k] == (typ, via)]
     if len(want) != 1:
