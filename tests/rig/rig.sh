@@ -5,13 +5,16 @@
 #                      nginx .2, app1 .3, app2 .4, auth .5, redis .6,
 #                      memcached .7, pg .8, dns .9; writes $T/hosts for
 #                      bbcap --names. Everything made is removed on exit.
+#   rig_stores         starts redis, memcached, PostgreSQL (and dnsmasq when
+#                      RIG_NODES has dns): the stores both apps use
 #   rig_servers        starts redis, memcached, PostgreSQL, dnsmasq, auth,
 #                      app1, app2 (bbapp) and nginx; the backend pools are
 #                      opened here, before any capture.
 #   rig_apps RENDER [DELAY]
 #                      (re)starts app1 and app2 with bbapp --render RENDER,
 #                      app2 with --delay DELAY if given.
-#   rig_run NAME CLIENTS REQUESTS   ($RIG_LOAD_ARGS: more bbapp load options,
+#   rig_run NAME CLIENTS REQUESTS   ($RIG_LOAD_FLAGS: bbapp load options for
+#                      the warm-up too; $RIG_LOAD_ARGS: more bbapp load options,
 #                      e.g. "--rate 90 --burst 3:5", an open loop over a pool
 #                      of CLIENTS connections; $RIG_RAMP_MS spreads closed-loop
 #                      clients' starts, $RIG_GAP_MS spaces any two requests'
@@ -31,7 +34,8 @@
 # at real load"); RIG_RT=1 with RIG_GAP_MS=20 is the paced rig of "The real
 # multi-tier rig".
 
-RIG_NODES="client nginx app1 app2 auth redis memcached pg dns"
+RIG_NODES=${RIG_NODES:-"client nginx app1 app2 auth redis memcached pg dns"}
+RIG_ENTRY=${RIG_ENTRY:-nginx:80} # NODE:PORT the load client sends to
 RIG_MIX=${RIG_MIX:-cart=45,item=25,static=20,login=6,lookup=4}
 RIG_RENDER=${RIG_RENDER:-50:150}
 rig_pids=""
@@ -141,7 +145,8 @@ rig_apps() {
 	done
 }
 
-rig_servers() {
+# rig_stores: redis, memcached, PostgreSQL, and dnsmasq when there is a dns node
+rig_stores() {
 	# shellcheck disable=SC2086
 	ip netns exec "$(ns redis)" $rig_rt redis-server --bind "$(ip_of redis)" --port 6379 --protected-mode no \
 		--daemonize no --save '' --appendonly no --logfile "$T/redis.log" &
@@ -150,11 +155,15 @@ rig_servers() {
 	ip netns exec "$(ns memcached)" $rig_rt memcached -l "$(ip_of memcached)" -p 11211 -U 0 -u root -t 2 \
 		2>"$T/memcached.err" &
 	rig_pids="$rig_pids $!"
+	case " $RIG_NODES " in
+	*" dns "*)
 	# shellcheck disable=SC2086
 	ip netns exec "$(ns dns)" $rig_rt dnsmasq -k --no-resolv --no-hosts --listen-address="$(ip_of dns)" \
 		--bind-interfaces --address=/rig.test/10.9.9.9 --pid-file="$T/dnsmasq.pid" \
 		--user=root --cache-size=0 2>"$T/dnsmasq.err" &
 	rig_pids="$rig_pids $!"
+	;;
+	esac
 	pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 	rig_pgdata=$(mktemp -d)
 	chown postgres "$rig_pgdata"
@@ -167,6 +176,10 @@ rig_servers() {
 		>"$T/pg_ctl.log" 2>&1 || { echo "FAIL: pg_ctl"; cat "$T/pg_ctl.log" "$rig_pgdata/pg.log"; return 1; }
 	wait_tcp redis 6379 redis || return 1
 	wait_tcp memcached 11211 memcached || return 1
+}
+
+rig_servers() {
+	rig_stores || return 1
 	# shellcheck disable=SC2086
 	ip netns exec "$(ns auth)" $rig_rt "$BB_BIN/bbapp" serve --name auth --listen "$(ip_of auth):8000" \
 		--config "$BB_SRC/tests/rig/auth.conf" --log "$T/auth.log" --pool 16 \
@@ -218,7 +231,7 @@ rig_load() { # NAME CLIENTS REQUESTS LOG [RAMP_MS [MORE OPTIONS]]
 	shift 4
 	[ $# -gt 0 ] && shift
 	# shellcheck disable=SC2086
-	ip netns exec "$(ns client)" $rig_rt "$BB_BIN/bbapp" load --target "$(ip_of nginx):80" --clients "$_c" \
+	ip netns exec "$(ns client)" $rig_rt "$BB_BIN/bbapp" load --target "$(ip_of "${RIG_ENTRY%:*}"):${RIG_ENTRY#*:}" --clients "$_c" \
 		--requests "$_r" --mix "$RIG_MIX" --seed "$_c" --id "$_n" --log "$_l" --ramp "$_ramp" \
 		--gap "${RIG_GAP_MS:-0}" "$@"
 }
@@ -227,7 +240,8 @@ rig_run() {
 	name=$1 clients=$2 requests=$3
 	# warm-up: nginx opens its upstream keep-alive connections now, so the
 	# capture picks them up mid-stream, like the app tier's pools
-	rig_load "$name-w" "$clients" "$clients" "$T/warmup.log" >/dev/null ||
+	# shellcheck disable=SC2086
+	rig_load "$name-w" "$clients" "$clients" "$T/warmup.log" 0 ${RIG_LOAD_FLAGS:-} >/dev/null ||
 		{ echo "FAIL: warm-up load"; return 1; }
 	if [ -n "${RIG_PCAP:-}" ]; then
 		tcpdump -i "$br" --time-stamp-precision=nano -w "$T/$name.pcap" -s 0 -B 32768 2>"$T/$name.tcpdump.err" &
@@ -247,7 +261,7 @@ rig_run() {
 	start=$(date +%s.%N)
 	# shellcheck disable=SC2086
 	rig_load "$name" "$clients" "$requests" "$T/$name.client.log" "${RIG_RAMP_MS:-0}" \
-		${RIG_LOAD_ARGS:-} >"$T/$name.load" ||
+		${RIG_LOAD_FLAGS:-} ${RIG_LOAD_ARGS:-} >"$T/$name.load" ||
 		{ echo "FAIL: load $name"; cat "$T/$name.load"; return 1; }
 	end=$(date +%s.%N)
 	sleep 0.5

@@ -7,6 +7,12 @@
 #   score.py delay NORMAL_JSON DELAY_JSON CLIENT_LOG SERVICE_LOG... --type T
 #                  --via NODE --node NODE --ms MS [--tol 0.10]
 #   score.py conv NORMAL_CONV_JSON DELAY_CONV_JSON --from NODE --to NODE --ms MS
+#   score.py join TRACE HOSTS CLIENT_LOG SERVICE_LOG...   the trace with path=
+#                  on every record whose call the logs hold (--conn-log logs)
+#
+# The logs are bbapp's, of either form (bbapp.c): per request id (the first
+# app), or --conn-log (the second app: no id on the wire). The form is told by
+# the client log's first line.
 #
 # A log line (bbapp) is: ID NODE TYPE T0_NS T1_NS CALLS, CALLS being
 # "NAME@T0@T1" items in the order they were sent, or "-", or "ERR". The true
@@ -95,8 +101,87 @@ def true_trees(client_log, service_logs):
 
 def truth_of(first, rest):
     """The true trees of a run: from bbapp's per-request logs (CLIENT_LOG
-    SERVICE_LOG...)."""
+    SERVICE_LOG...), or from its --conn-log logs."""
+    with open(first) as f:
+        line = f.readline()
+    if line.startswith("client\t"):
+        return conn_truth(first, rest)
     return true_trees(first, rest)
+
+
+def read_conn_logs(paths):
+    """--conn-log lines: [(node, local, peer, order, type, t0, t1, calls)],
+    calls None (ERR) or [(backend, local, remote, order, t0, t1), ...]."""
+    out = []
+    for path in paths:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) != 8:
+                    sys.exit("score.py: error: %s:%d: not a bbapp --conn-log line" % (path, n))
+                node, local, peer, order, typ, t0, t1, calls = parts
+                items = None
+                if calls == "-":
+                    items = []
+                elif calls != "ERR":
+                    items = []
+                    for c in calls.split(" "):
+                        b, cl, cr, co, c0, c1 = c.split("@")
+                        items.append((b, cl, cr, int(co), int(c0), int(c1)))
+                out.append((node, local, peer, int(order), typ, int(t0), int(t1), items))
+    return out
+
+
+def conn_requests(client_log, service_logs):
+    """The client's requests [(client line, served or None)] and the
+    services' requests by (client end, server end, order on the connection):
+    a call and the request it made are the same key seen from both ends."""
+    clients = read_conn_logs([client_log])
+    # only the services' requests of this run (logs may hold several runs,
+    # whose connections could reuse a port)
+    lo = min((r[5] for r in clients), default=0) - 10**9
+    hi = max((r[6] for r in clients), default=0) + 10**9
+    served = {}
+    for r in read_conn_logs(service_logs):
+        if lo <= r[5] <= hi:
+            served[(r[2], r[1], r[3])] = r
+    return [(r, served.get((r[1], r[2], r[3]))) for r in clients], served
+
+
+def conn_subtree(req, served):
+    """NAME(CHILD,...) of a served request, None when a call failed."""
+    if req[7] is None:
+        return None
+    kids = []
+    for b, cl, cr, co, _, _ in req[7]:
+        sub = served.get((cl, cr, co))
+        if sub is None:
+            kids.append(b)
+            continue
+        k = conn_subtree(sub, served)
+        if k is None:
+            return None
+        kids.append(k)
+    return req[0] + paren(kids)
+
+
+def conn_truth(client_log, service_logs):
+    reqs, served = conn_requests(client_log, service_logs)
+    trees = Counter()
+    kinds = {}
+    failed = 0
+    for c, srv in reqs:
+        if c[7] is None or srv is None:
+            failed += 1
+            continue
+        sub = conn_subtree(srv, served)
+        if sub is None:
+            failed += 1
+            continue
+        tree = "client(%s)" % sub
+        trees[tree] += 1
+        kinds[tree] = (c[4], srv[0])
+    return trees, failed, kinds
 
 
 def paren(kids):
@@ -316,11 +401,111 @@ def cmd_conv(args):
     return 0 if ok else 1
 
 
+def cmd_join(args):
+    """Every CALL and RET of the trace gets path=N, N the client request it
+    belongs to by the logs. A trace connection (its id's cN) is the logged
+    connection between the same two nodes on which the calls seen, each
+    taken as the latest logged call sent before it was seen (within 20 ms),
+    most often follow each other in the logged order; then each call is
+    that latest logged call."""
+    import bisect
+    trace, hosts, client_log, service_logs = args[0], args[1], args[2], args[3:]
+    name_of = {}
+    with open(hosts) as f:
+        for line in f:
+            p = line.split()
+            if len(p) >= 2:
+                name_of[p[0]] = p[1]
+    reqs, served = conn_requests(client_log, service_logs)
+    # every logged call: (caller end, callee end) -> [(t0, order, path)], by t0
+    calls = {}
+
+    def walk_calls(req, pid):
+        for b, cl, cr, co, c0, _ in req[7] or []:
+            calls.setdefault((cl, cr), []).append((c0, co, pid))
+            sub = served.get((cl, cr, co))
+            if sub is not None:
+                walk_calls(sub, pid)
+
+    for i, (c, srv) in enumerate(reqs):
+        calls.setdefault((c[1], c[2]), []).append((c[5], c[3], i + 1))
+        if srv is not None:
+            walk_calls(srv, i + 1)
+    by_pair = {}
+    for (cl, cr), v in calls.items():
+        v.sort()
+        pair = (name_of.get(cl.rsplit(":", 1)[0]), name_of.get(cr.rsplit(":", 1)[0]))
+        by_pair.setdefault(pair, []).append((cl, cr))
+    lines = []
+    conns = {}  # (src, dst, cN) -> [(time, line index)] of its CALLs
+    with open(trace) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            lines.append(line)
+            if line.startswith("#") or not line.strip():
+                continue
+            p = line.split("\t")
+            if p[1] == "CALL":
+                a, b = p[0].split(".")
+                conns.setdefault((p[2], p[3], p[4].split(".")[0]), []).append(
+                    (int(a) * 10**9 + int(b.ljust(9, "0")), len(lines) - 1))
+    slack = 20 * 10**6
+
+    def latest(v, t):
+        """the logged call on a connection the call seen at t is: the latest
+        sent before t (1 ms for clocks), if within slack"""
+        j = bisect.bisect_right(v, (t + 10**6, 1 << 62, 0)) - 1
+        return v[j] if j >= 0 and t - v[j][0] <= slack else None
+
+    # each trace connection: the logged connection most of its calls follow
+    scored = []
+    for key, tcalls in conns.items():
+        for tup in by_pair.get((key[0], key[1]), []):
+            v = calls[tup]
+            m = [latest(v, t) for t, _ in tcalls]
+            hit = sum(1 for x in m if x is not None)
+            seq = sum(1 for a, b in zip(m, m[1:]) if a and b and b[1] == a[1] + 1)
+            if hit:
+                scored.append((seq, hit, key, tup))
+    scored.sort(key=lambda x: (-x[0], -x[1]))
+    taken, mapped = set(), {}
+    for frac, hit, key, tup in scored:
+        if key in mapped or tup in taken:
+            continue
+        mapped[key] = tup
+        taken.add(tup)
+    path_of_id = {}
+    n_calls = n_path = 0
+    for key, tcalls in conns.items():
+        tup = mapped.get(key)
+        for t, li in tcalls:
+            n_calls += 1
+            hit = latest(calls[tup], t) if tup else None
+            if hit is not None:
+                n_path += 1
+                path_of_id[(key[0], key[1], lines[li].split("\t")[4])] = hit[2]
+    out = sys.stdout
+    for line in lines:
+        if line.startswith("#") or not line.strip():
+            out.write(line + "\n")
+            continue
+        p = line.split("\t")
+        k = (p[2], p[3], p[4]) if p[1] == "CALL" else (p[3], p[2], p[4])
+        pid = path_of_id.get(k)
+        out.write(line + ("\tpath=%d" % pid if pid is not None else "") + "\n")
+    logged = sum(len(v) for v in calls.values())
+    sys.stderr.write("join: %d of %d calls in the trace have a true path (%d logged calls, %d"
+                     " client requests, %d connections joined)\n"
+                     % (n_path, n_calls, logged, len(reqs), len(mapped)))
+    return 0 if n_path == n_calls else 1
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__ if __doc__ else "usage: score.py truth|nest|delay|conv ...")
     cmd, args = sys.argv[1], sys.argv[2:]
-    f = {"truth": cmd_truth, "nest": cmd_nest, "delay": cmd_delay, "conv": cmd_conv}.get(cmd)
+    f = {"truth": cmd_truth, "nest": cmd_nest, "delay": cmd_delay, "conv": cmd_conv,
+         "join": cmd_join}.get(cmd)
     if f is None:
         sys.exit("score.py: error: unknown command %s" % cmd)
     sys.exit(f(args))
