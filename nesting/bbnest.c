@@ -48,6 +48,8 @@ static void usage(FILE *out)
 	        "      --global              choose all parents at once: the best assignment\n"
 	        "                            under the child counts the call counts support\n"
 	        "                            (needs the messages in memory: see --memory)\n"
+	        "      --no-content          ignore tok= and ctx= (shared identifiers and\n"
+	        "                            propagated context): times alone decide\n"
 	        "  -w, --skew-window SECONDS loosen nesting comparisons by this much (0.03, 30ms)\n"
 	        "  -b, --bin-range MIN,MAX   histogram range (default 1us,2h)\n"
 	        "      --bin-base B          ratio between bin edges (default 1.05)\n"
@@ -223,6 +225,7 @@ enum {
 	OPT_RETURN_SCORE,
 	OPT_REASSIGN,
 	OPT_GLOBAL,
+	OPT_NO_CONTENT,
 	OPT_STATS,
 	OPT_VERSION,
 };
@@ -251,6 +254,7 @@ static const struct option longopts[] = {
 	{"return-score", no_argument, NULL, OPT_RETURN_SCORE},
 	{"reassign", no_argument, NULL, OPT_REASSIGN},
 	{"global", no_argument, NULL, OPT_GLOBAL},
+	{"no-content", no_argument, NULL, OPT_NO_CONTENT},
 	{"stats", no_argument, NULL, OPT_STATS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
@@ -397,6 +401,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_GLOBAL:
 			p.global = 1;
+			break;
+		case OPT_NO_CONTENT:
+			p.content = 0;
 			break;
 		case OPT_MEMORY:
 			if (parse_count(optarg, &u) != 0 || u > ((uint64_t)SIZE_MAX >> 20))

@@ -43,12 +43,29 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 	x->c = c->to;
 	x->off = g->nent;
 	x->nc = (uint32_t)nc;
+	double best = 0, sum = 0;
+	size_t first = g->nent;
 	for (size_t i = 0; i < nc; i++) {
 		struct nest_gent *e = &g->ent[g->nent++];
-		double s = nest_base_score(n, cand[i], c);
+		double s = nest_base_score(n, cand[i], c) * nest_content_factor(n, c, i);
+		if (s > 0) {
+			sum += s;
+			best = s > best ? s : best;
+		}
 		e->par = cand[i]->ridx;
 		e->w = s > 0 ? (float)log(s) : -INFINITY;
 		e->slot_t = e->slot_c = BB_NONE;
+	}
+	/* ambiguous: even the best candidate has under NEST_AMB_SHARE of the
+	 * scores (the assignment may pick another, which is less sure still) */
+	if (nc > 1 && !c->cexact && !(best > 0 && best >= NEST_AMB_SHARE * sum)) {
+		if (!n->ramb)
+			n->ramb = bb_xcalloc(n->nrec ? n->nrec : 1, 1);
+		n->ramb[c->ridx] |= 1;
+		/* the others that could be its parent may lack a child of theirs */
+		for (size_t i = 0; i < nc; i++)
+			if (g->ent[first + i].w >= (float)log((1 - NEST_AMB_SHARE) * sum))
+				n->ramb[cand[i]->ridx] |= 2;
 	}
 }
 

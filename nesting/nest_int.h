@@ -75,6 +75,9 @@ struct call {
 	struct call *child, *sibling;       /* children in call order */
 	unsigned open : 1, linked : 1, path_borrowed : 1;
 	unsigned ambiguous : 1;   /* pass 1, --reassign: a candidate of a child with others */
+	unsigned cexact : 1;      /* its parent was found by ctx= (nest_content.c) */
+	unsigned pamb : 1;        /* pass 2: its parent was ambiguous (NEST_AMB_SHARE) */
+	unsigned palt : 1;        /* pass 2: a likely other parent of an ambiguous child */
 };
 
 struct node_list {
@@ -82,6 +85,8 @@ struct node_list {
 	uint64_t ncalls; /* pass 1: call pairs into this node (--reassign) */
 	uint64_t nobs;   /* pass 1: of them, with children all sure (--reassign) */
 	uint32_t smin, smax; /* pass 1: fewest and most sure children of those (--global) */
+	uint32_t clast;      /* pass 1: 1 + the CALL record of the last call into this
+	                        node that returned with tokens, or 0 (nest_content.c) */
 };
 
 /* Pass 1 records every message in 16 bytes when the budget allows, so that
@@ -118,6 +123,13 @@ struct pairc {
 	uint64_t once;  /* --reassign: calls into a whose children were all sure, one
 	                   of them into b */
 	uint64_t twice; /* --reassign: calls into a seen with two sure children into b */
+	/* content evidence of children a->b (nest_content.c): sure children with
+	 * tokens on both sides and of them sharing one; pairs with a call into a
+	 * that was not the parent, and of them sharing; children with several
+	 * candidates, the candidates sharing and the other candidates with tokens */
+	uint64_t ct_sure, ct_sure_share, ct_rand, ct_rand_share;
+	uint64_t ct_amb, ct_amb_share, ct_amb_other;
+	double lr1, lr2; /* likelihood ratio of a candidate sharing a token, of one not */
 };
 
 /* ---- --global (nest_global.c) ----------------------------------------------- */
@@ -152,12 +164,25 @@ struct anode {
 
 struct pattern {
 	uint64_t count;
+	uint64_t ambiguous;  /* instances with a call whose parent was ambiguous */
+	uint64_t exact;      /* instances whose every parent was found by ctx= */
 	double root_lat_sum; /* sum of root latencies, ns */
 	uint32_t key;        /* index in the pattern-key table */
 	struct anode root;
 };
 
 #define NEST_PEN_TAB 64
+
+/* Tokens kept per call (tok= values past this are ignored). */
+#define NEST_TOK_MAX 8
+
+/* A child's parent is ambiguous when the chosen one has less than this share
+ * of the scores of all its candidates. */
+#define NEST_AMB_SHARE 0.9
+
+/* Sure calls (all children with one candidate) that must lack a child into
+ * c before "at most one child into c" is refuted (nest_score.c conflict). */
+#define NEST_ONCE_EXPECT 5.0
 
 /* ---- the run ----------------------------------------------------------------- */
 
@@ -169,6 +194,7 @@ struct bb_nest {
 	int rstage;               /* pass 2 replay that only builds the return-side
 	                             histograms (--return-score) */
 	int gstage;               /* pass 2 replay that only collects candidates (--global) */
+	int cstage;               /* pass 2 replay that only learns what tokens are worth */
 	struct nest_global glob;  /* --global: the children and their candidates */
 	uint32_t *gpar;           /* --global: per CALL record, its parent's, or BB_NONE */
 	int64_t now;
@@ -211,6 +237,22 @@ struct bb_nest {
 	/* candidates scratch */
 	struct call **cand;
 	size_t capcand;
+	uint8_t *ccls;            /* per candidate: its content class (nest_content.c) */
+	size_t capccls;
+
+	/* content evidence (nest_content.c) */
+	uint32_t *rtok;           /* per record: its tokens in tpool, or BB_NONE */
+	uint64_t *tpool;
+	size_t ntpool, captpool;
+	int content_full;         /* the tokens outgrew the memory budget: not used */
+	struct tokfreq {          /* calls per token, open addressing (count 0: empty) */
+		uint64_t *tok;
+		uint32_t *count;
+		size_t n, cap;
+		uint64_t calls;       /* calls with tokens */
+	} tf;
+	uint8_t *ramb;            /* --global: per CALL record, 1: its parent was
+	                             ambiguous, 2: a likely parent of such a child */
 
 	/* scoreboard */
 	struct triple *tri;
@@ -271,8 +313,19 @@ void nest_bin_weights(struct bb_nest *n);
 void nest_penalty_tables(struct bb_nest *n);
 double nest_base_score(struct bb_nest *n, struct call *par, const struct call *child);
 int nest_once(struct bb_nest *n, uint32_t b, uint32_t c);
+struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create);
 struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
                                 size_t nc);
+
+/* nest_content.c */
+void nest_content_record(struct bb_nest *n, const struct bb_rec *rec, uint32_t ridx);
+size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **cand, size_t nc);
+void nest_content_learn(struct bb_nest *n, struct call *c, size_t nc);
+void nest_content_stage(struct bb_nest *n);
+void nest_content_closed(struct bb_nest *n, const struct call *c);
+void nest_content_finish(struct bb_nest *n);
+double nest_content_factor(struct bb_nest *n, const struct call *c, size_t i);
+void nest_content_free(struct bb_nest *n);
 
 /* nest_global.c */
 void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);

@@ -53,7 +53,7 @@ static inline uint32_t node_of(struct bb_nest *n, const struct bb_reader *r, uin
  * return-side histograms): closed calls are freed, not kept for paths. */
 static inline int scoring(const struct bb_nest *n)
 {
-	return n->pass == 1 || n->rstage || n->gstage;
+	return n->pass == 1 || n->rstage || n->gstage || n->cstage;
 }
 
 static uint64_t key_hash(uint32_t from, uint32_t to, const char *id, size_t len)
@@ -95,6 +95,7 @@ static struct call *call_new(struct bb_nest *n)
 	c->hnext = c->gprev = c->gnext = c->nprev = c->nnext = NULL;
 	c->cnext = c->rnext = c->parent = c->child = c->sibling = NULL;
 	c->open = c->linked = c->path_borrowed = c->ambiguous = 0;
+	c->cexact = c->pamb = c->palt = 0;
 	n->live++;
 	if (n->live > n->st.peak_open)
 		n->st.peak_open = n->live;
@@ -216,6 +217,7 @@ static int cmp_u64(const void *a, const void *b)
  * will read the trace again. */
 static void rec_stop(struct bb_nest *n)
 {
+	nest_content_free(n);
 	free(n->rec);
 	free(n->rpath);
 	free(n->rret);
@@ -247,6 +249,11 @@ static inline uint32_t rec_push(struct bb_nest *n, int64_t ts, uint32_t op, uint
 			n->rpath = bb_xrealloc(n->rpath, cap * sizeof(*n->rpath));
 		if (n->mode == BB_NEST_INFER && n->p.return_score)
 			n->rret = bb_xrealloc(n->rret, cap * sizeof(*n->rret));
+		if (n->rtok) {
+			n->rtok = bb_xrealloc(n->rtok, cap * sizeof(*n->rtok));
+			for (size_t i = n->caprec; i < cap; i++)
+				n->rtok[i] = BB_NONE;
+		}
 		n->caprec = cap;
 	}
 	struct mrec *m = &n->rec[n->nrec];
@@ -351,6 +358,8 @@ static void on_call(struct bb_nest *n, const struct bb_reader *r, const struct b
 				n->paths = bb_intern_new();
 			n->rpath[c->ridx] = bb_intern_add(n->paths, path, len);
 		}
+		if (n->mode == BB_NEST_INFER)
+			nest_content_record(n, rec, c->ridx);
 	}
 	/* ids are compared as the C strings they were stored as (an id with a
 	 * NUL in it matches only up to it): short ones live in the call */
@@ -446,6 +455,10 @@ static struct call *global_parent(struct bb_nest *n, struct call *c, struct call
                                   size_t nc)
 {
 	uint32_t want = n->gpar[c->ridx];
+	if (n->ramb && (n->ramb[c->ridx] & 1) && !c->pamb) {
+		c->pamb = 1;
+		n->st.ambiguous++;
+	}
 	for (size_t i = 0; i < nc; i++) {
 		if (cand[i]->ridx != want)
 			continue;
@@ -478,6 +491,8 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 	}
 
 	size_t nc = candidates(n, c);
+	if (n->mode == BB_NEST_INFER)
+		nc = nest_content_classes(n, c, n->cand, nc);
 	if (nc) {
 		n->st.children++;
 		n->st.candidates += nc;
@@ -487,6 +502,9 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 			nest_score_child(n, c, n->cand, nc);
 		if (n->mode == BB_NEST_INFER && (n->p.reassign || n->p.global))
 			nest_sure_child(n, c, n->cand, nc);
+	} else if (n->cstage) {
+		nest_content_learn(n, c, nc);
+		nest_content_closed(n, c);
 	} else if (n->rstage) {
 		if (nc)
 			nest_score_return(n, c, n->cand, nc);
@@ -691,6 +709,8 @@ void nest_replay(struct bb_nest *n)
 			c->ridx = (uint32_t)i;
 			if (n->rret)
 				c->end_ts = n->rret[i];
+			if (n->ramb && !n->gstage)
+				c->palt = n->ramb[i] >> 1 & 1;
 			if (n->mode == BB_NEST_ORACLE) {
 				if (n->rpath[i] != BB_NONE) {
 					c->path = (char *)(uintptr_t)bb_intern_str(n->paths, n->rpath[i]);

@@ -77,6 +77,21 @@ static void aggregate(struct bb_nest *n, struct anode *a, const struct call *c,
 		aggregate(n, &a->children[i++], ch, c);
 }
 
+/* Whether a call under c had an ambiguous parent or was a likely parent of
+ * an ambiguous child (c included); *exact is cleared when a parent was not
+ * found by ctx=. */
+static int tree_flags(const struct call *c, int *exact)
+{
+	int amb = c->palt;
+	for (const struct call *ch = c->child; ch; ch = ch->sibling) {
+		amb |= ch->pamb;
+		if (!ch->cexact)
+			*exact = 0;
+		amb |= tree_flags(ch, exact);
+	}
+	return amb;
+}
+
 /* CreatePathNode and the T_paths update of figure 4 for one complete root:
  * the pattern is the caller of the root call with one child, the callee. The
  * first call's own delay is not defined (the root is where the path starts). */
@@ -105,6 +120,12 @@ void nest_add_instance(struct bb_nest *n, struct call *root)
 	struct pattern *p = &n->pat[k];
 	int64_t lat = nest_sub(root->ret_ts, root->call_ts);
 	p->count++;
+	int exact = root->child != NULL;
+	if (tree_flags(root, &exact)) {
+		p->ambiguous++;
+		n->st.ambiguous_instances++;
+	}
+	p->exact += exact;
 	p->root_lat_sum += (double)lat;
 	nest_hist_add(&p->root.lat, &n->bins, lat);
 	aggregate(n, &p->root.children[0], root, NULL);
@@ -250,6 +271,42 @@ static int rank_cmp(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
+struct root_edge {
+	uint64_t edge; /* root caller << 32 | root callee */
+	size_t idx;
+};
+
+static int root_edge_cmp(const void *x, const void *y)
+{
+	const struct root_edge *a = x, *b = y;
+	return a->edge < b->edge ? -1 : a->edge > b->edge;
+}
+
+/* Per pattern, the unclear instances of the other patterns with the same
+ * root call (caller and callee): an instance whose parent choice was unclear
+ * could have been any of them. Returns new (caller frees). */
+static uint64_t *unclear_elsewhere(const struct bb_nest *n)
+{
+	size_t np = n->npat;
+	struct root_edge *r = bb_xmalloc((np ? np : 1) * sizeof(*r));
+	for (size_t i = 0; i < np; i++) {
+		const struct anode *a = &n->pat[i].root;
+		r[i].edge = (uint64_t)a->name << 32 | a->children[0].name;
+		r[i].idx = i;
+	}
+	qsort(r, np, sizeof(*r), root_edge_cmp);
+	uint64_t *out = bb_xcalloc(np ? np : 1, sizeof(*out));
+	for (size_t i = 0, j; i < np; i = j) {
+		uint64_t sum = 0;
+		for (j = i; j < np && r[j].edge == r[i].edge; j++)
+			sum += n->pat[r[j].idx].ambiguous;
+		for (size_t k = i; k < j; k++)
+			out[r[k].idx] = sum - n->pat[r[k].idx].ambiguous;
+	}
+	free(r);
+	return out;
+}
+
 /* Ranks, prunes and converts the patterns into viz's model. */
 void nest_export(struct bb_nest *n)
 {
@@ -270,14 +327,19 @@ void nest_export(struct bb_nest *n)
 		k = n->p.top;
 	n->norder = k;
 	n->vpat = ealloc(n, k * sizeof(*n->vpat));
+	uint64_t *other = unclear_elsewhere(n);
 	for (size_t i = 0; i < k; i++) {
 		const struct pattern *p = &n->pat[n->order[i]];
 		struct bb_vpattern *v = &n->vpat[i];
 		v->rank = (unsigned)(i + 1);
 		v->count = p->count;
+		v->count_lo = p->count - p->ambiguous;
+		v->count_hi = p->count + other[n->order[i]];
+		v->exact = p->exact;
 		v->total_latency_ns = llround(p->root_lat_sum);
 		export_node(n, &v->root, &p->root);
 	}
+	free(other);
 	n->out.n = k;
 	n->out.v = n->vpat;
 }

@@ -25,6 +25,7 @@ void bb_nest_params_init(struct bb_nest_params *p)
 	p->scoreboard = BB_NEST_SB_AUTO;
 	p->bins_in_output = 1;
 	p->memory_bytes = BB_NEST_MEMORY_DEFAULT;
+	p->content = 1;
 }
 
 int bb_nest_params_check(const struct bb_nest_params *p, struct bb_err *err)
@@ -95,6 +96,9 @@ static void nest_clear(struct bb_nest *n)
 	free(n->rpath);
 	free(n->rret);
 	free(n->gpar);
+	free(n->ramb);
+	free(n->ccls);
+	nest_content_free(n);
 	nest_global_free(n);
 	nest_rsb_free(n);
 	bb_intern_free(n->paths);
@@ -360,6 +364,8 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 		}
 		n->recording = 0;
 		n->pass = 2;
+		if (n->mode == BB_NEST_INFER && n->rtok)
+			nest_content_stage(n);
 		if (n->rret) {
 			/* --return-score: a first replay builds the return-side histograms */
 			n->rstage = 1;
@@ -396,6 +402,9 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 	free(n->rpath);
 	free(n->rret);
 	free(n->gpar);
+	free(n->ramb);
+	n->ramb = NULL;
+	nest_content_free(n);
 	bb_intern_free(n->paths);
 	n->gpar = NULL;
 	n->rec = NULL;
@@ -452,6 +461,7 @@ static struct bb_vval *params_vval(const struct bb_nest *n)
 		bb_vval_set(o, "reassign", bb_vval_bool(1));
 	if (p->global)
 		bb_vval_set(o, "global", bb_vval_bool(1));
+	bb_vval_set(o, "content", bb_vval_bool(p->content));
 	bb_vval_set_str(o, "rank", p->rank == BB_NEST_RANK_COUNT ? "count" : "latency");
 	bb_vval_set_int(o, "top", (int64_t)p->top);
 	bb_vval_set_int(o, "min_count", (int64_t)p->min_count);
@@ -493,6 +503,17 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 	}
 	if (n->mode == BB_NEST_ORACLE)
 		bb_vval_set_int(o, "calls_without_path", (int64_t)st.no_path);
+	if (n->mode == BB_NEST_INFER) {
+		bb_vval_set_int(o, "ambiguous_calls", (int64_t)st.ambiguous);
+		bb_vval_set_int(o, "ambiguous_instances", (int64_t)st.ambiguous_instances);
+	}
+	if (n->p.content && n->mode == BB_NEST_INFER) {
+		bb_vval_set_int(o, "content_calls", (int64_t)st.content_calls);
+		bb_vval_set_int(o, "content_exact", (int64_t)st.content_exact);
+		bb_vval_set_int(o, "content_edges", (int64_t)st.content_edges);
+		if (st.bad_content)
+			bb_vval_set_int(o, "bad_content", (int64_t)st.bad_content);
+	}
 	return o;
 }
 

@@ -113,7 +113,17 @@ static struct pairc *pc_find(struct bb_nest *n, uint32_t a, uint32_t b, int crea
 	n->pc[k].b = b;
 	n->pc[k].n = 0;
 	n->pc[k].once = n->pc[k].twice = 0;
+	n->pc[k].ct_sure = n->pc[k].ct_sure_share = n->pc[k].ct_rand = 0;
+	n->pc[k].ct_rand_share = n->pc[k].ct_amb = n->pc[k].ct_amb_share = 0;
+	n->pc[k].ct_amb_other = 0;
+	n->pc[k].lr1 = n->pc[k].lr2 = 1;
 	return &n->pc[k];
+}
+
+/* The counts of edge a->b, created if asked (NULL when not and absent). */
+struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create)
+{
+	return pc_find(n, a, b, create);
 }
 
 /* Pass 1: one more A->B call pair. */
@@ -318,10 +328,17 @@ double nest_base_score(struct bb_nest *n, struct call *par, const struct call *c
  * pairs into b (a thousandth more is allowed for unmatched calls), and no
  * call into b was seen with two sure children into c (nest_sure_child).
  * The counts alone cannot tell "once each call" from "twice every other
- * call", so when some calls into b had all their children sure, one of them
- * must have had one child into c; when none had (high parallelism: no child
- * has a single candidate), the counts decide alone and the second case is
- * taken for the first (docs/nesting.md measures what that costs).
+ * call". The calls into b seen with all their children sure (nobs) tell
+ * them apart once there are enough of them: under "once", a share
+ * N(b->c) / N(into b) of them has one child into c, so when at least
+ * NEST_ONCE_EXPECT of them should have and none did, "once" is refuted.
+ * Fewer than that prove nothing either way and the counts decide: a
+ * rule that gave up on "once" whenever one sure call lacked a c child
+ * let a call into redis take two redis children on a real capture where 2
+ * of 2,744 calls were sure (issue 14). Where no child has a single
+ * candidate (high parallelism) the counts decide alone and "twice every
+ * other call" is taken for "once" (docs/nesting.md measures what that
+ * costs).
  * Two different callees are never taken to exclude each other, for the same
  * reason ("one of the two" or "each half the time"), and on the multi-tier
  * traces that pair constraint made instances worse (docs/nesting.md). */
@@ -331,8 +348,10 @@ static int conflict(struct bb_nest *n, uint32_t b, uint32_t x, uint32_t y)
 		return 0;
 	uint64_t into = b < n->ninto ? n->into[b].ncalls : 0;
 	struct pairc *e = pc_find(n, b, x, 0);
-	return into && e && e->n <= into + into / 1000 && e->twice == 0 &&
-	       (e->once > 0 || n->into[b].nobs == 0);
+	if (!into || !e || e->n > into + into / 1000 || e->twice != 0)
+		return 0;
+	double expect = (double)n->into[b].nobs * (double)e->n / (double)into;
+	return e->once > 0 || expect < NEST_ONCE_EXPECT;
 }
 
 int nest_once(struct bb_nest *n, uint32_t b, uint32_t c)
@@ -419,13 +438,13 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
                                 size_t nc)
 {
 	struct call *best = NULL, *bout = NULL, *bto = NULL;
-	double best_score = -1;
+	double best_score = -1, sum = 0;
 	struct triple *pool = n->p.scoreboard == BB_NEST_SB_EDGE
 	                          ? nest_triple(n, NEST_ANY, child->from, child->to, 0)
 	                          : NULL;
 	for (size_t i = 0; i < nc; i++) {
 		struct call *par = cand[i], *out = NULL, *to = NULL;
-		double s = parent_score(n, par, child, NULL, pool);
+		double s = parent_score(n, par, child, NULL, pool) * nest_content_factor(n, child, i);
 		int many = 0;
 		if (s > 0 && n->p.reassign && (out = conflicting(n, par, NULL, child, &many))) {
 			double r = many ? 0 : make_room(n, par, out, cand, nc, &to);
@@ -433,12 +452,24 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 			if (r <= 0)
 				out = to = NULL;
 		}
+		if (s > 0)
+			sum += s;
 		if (s > best_score) {
 			best_score = s;
 			best = par;
 			bout = out;
 			bto = to;
 		}
+	}
+	if (nc > 1 && !child->cexact && !(best_score > 0 && best_score >= NEST_AMB_SHARE * sum)) {
+		child->pamb = 1;
+		n->st.ambiguous++;
+		/* the others that could be its parent may lack a child of theirs */
+		for (size_t i = 0; i < nc; i++)
+			if (cand[i] != best && parent_score(n, cand[i], child, NULL, pool) *
+			                               nest_content_factor(n, child, i) >=
+			                           (1 - NEST_AMB_SHARE) * sum)
+				cand[i]->palt = 1;
 	}
 	if (bout) {
 		detach(best, bout);

@@ -58,6 +58,8 @@ struct bb_nest_params {
 	                            highest product of scores under the capacities the
 	                            call counts support (needs the messages in memory: see
 	                            docs/nesting.md, "Global assignment") */
+	int content;             /* weigh tok= and ctx= attributes as evidence (default 1;
+	                            docs/nesting.md, "Content and context") */
 	size_t memory_bytes;     /* keep the trace's messages in memory for pass 2 up to
 	                            this (16 bytes a message); above it, or 0, pass 2
 	                            reads the trace again */
@@ -105,6 +107,13 @@ struct bb_nest_stats {
 	int global_used;            /* --global: the parents were chosen at once */
 	uint64_t global_searched;   /* --global: nodes the path searches touched */
 	uint64_t global_over;       /* --global: children over a capacity at the end */
+	uint64_t ambiguous;         /* children whose chosen parent had under NEST_AMB_SHARE
+	                               of their candidates' scores */
+	uint64_t ambiguous_instances; /* instances with such a child */
+	uint64_t content_calls;     /* calls with tok= or ctx= kept */
+	uint64_t content_exact;     /* children whose parent ctx= decided (pass 1) */
+	uint64_t content_edges;     /* edges whose tokens carry evidence */
+	uint64_t bad_content;       /* tok= or ctx= values that are not hex, left out */
 };
 
 struct bb_nest;

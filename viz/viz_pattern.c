@@ -69,6 +69,22 @@ static Agnode_t *dot_node(Agraph_t *sub, const struct bb_vnode *v, unsigned rank
 	return nd;
 }
 
+/* " (80-130, 12 exact)": the count interval when it is not the count alone,
+ * and the instances context decided, if any; "" when neither. */
+static void interval_text(const struct bb_vpattern *pt, char *buf, size_t len)
+{
+	int k = 0;
+	buf[0] = '\0';
+	if (pt->count_lo != pt->count || pt->count_hi != pt->count)
+		k = snprintf(buf, len, " (%llu-%llu", (unsigned long long)pt->count_lo,
+		             (unsigned long long)pt->count_hi);
+	if (pt->exact)
+		k += snprintf(buf + k, len - (size_t)k, "%s%llu exact", k ? ", " : " (",
+		              (unsigned long long)pt->exact);
+	if (k)
+		snprintf(buf + k, len - (size_t)k, ")");
+}
+
 int bb_viz_patterns_dot(FILE *out, const struct bb_vpatterns *p, struct bb_err *err)
 {
 	Agraph_t *g = agopen(S("patterns"), Agdirected, NULL);
@@ -83,12 +99,13 @@ int bb_viz_patterns_dot(FILE *out, const struct bb_vpatterns *p, struct bb_err *
 	agattr(g, AGEDGE, S("label"), S(""));
 	for (size_t i = 0; i < p->n; i++) {
 		const struct bb_vpattern *pt = &p->v[i];
-		char name[32], total[BB_DUR_BUFSZ], label[96];
+		char name[32], total[BB_DUR_BUFSZ], label[160], iv[96];
 		snprintf(name, sizeof(name), "cluster_%u", pt->rank);
 		Agraph_t *sub = agsubg(g, name, 1);
 		bb_viz_fmt_ns_ascii(pt->total_latency_ns, total);
-		snprintf(label, sizeof(label), "#%u: %llu path%s, %s total", pt->rank,
-		         (unsigned long long)pt->count, pt->count == 1 ? "" : "s", total);
+		interval_text(pt, iv, sizeof(iv));
+		snprintf(label, sizeof(label), "#%u: %llu path%s%s, %s total", pt->rank,
+		         (unsigned long long)pt->count, pt->count == 1 ? "" : "s", iv, total);
 		set(sub, "label", label);
 		unsigned seq = 0;
 		dot_node(sub, &pt->root, pt->rank, &seq);
@@ -127,6 +144,10 @@ int bb_viz_patterns_json(FILE *out, const struct bb_vpatterns *p, struct bb_err 
 		json_t *o = json_pack("{s:I, s:I, s:I}", "rank", (json_int_t)pt->rank, "count",
 		                      (json_int_t)pt->count, "total_latency_ns",
 		                      (json_int_t)pt->total_latency_ns);
+		json_object_set_new(o, "count_interval",
+		                    json_pack("[I, I]", (json_int_t)pt->count_lo,
+		                              (json_int_t)pt->count_hi));
+		json_object_set_new(o, "exact", json_integer((json_int_t)pt->exact));
 		json_object_set_new(o, "root", node_json(&pt->root));
 		json_array_append_new(arr, o);
 	}
@@ -206,10 +227,11 @@ int bb_viz_patterns_text(FILE *out, const struct bb_vpatterns *p, struct bb_err 
 	        "latency", "p50", "p90", "p99", "max");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct bb_vpattern *pt = &p->v[i];
-		char total[BB_DUR_BUFSZ];
+		char total[BB_DUR_BUFSZ], iv[96];
 		bb_viz_fmt_ns(pt->total_latency_ns, total);
-		fprintf(out, "#%u  %llu path%s, %s total\n", pt->rank, (unsigned long long)pt->count,
-		        pt->count == 1 ? "" : "s", total);
+		interval_text(pt, iv, sizeof(iv));
+		fprintf(out, "#%u  %llu path%s%s, %s total\n", pt->rank, (unsigned long long)pt->count,
+		        pt->count == 1 ? "" : "s", iv, total);
 		text_node(out, &pt->root, 0);
 	}
 	if (p->stats) {

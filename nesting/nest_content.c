@@ -1,0 +1,394 @@
+/* nest_content.c - evidence beyond timing: shared content tokens (tok=) and propagated context (ctx=) */
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nesting/nest_int.h"
+
+/* bbcap writes on a call the salted hashes of identifiers it saw in it
+ * (tok=, a user id, a cache key's parts, an SQL literal) and the hash of a
+ * propagated request identity (ctx=, a W3C trace id or an X-Request-ID):
+ * docs/trace-format.md. Timing alone leaves a child's parent ambiguous when
+ * many calls are open at its node; these say which of them it belongs to.
+ *
+ * ctx= is taken as exact: when a child carries one and some candidates carry
+ * the same, only those stay candidates (a system that propagates a request's
+ * identity gives every call of the request the same one). A child whose
+ * candidates carry other identities, or none, keeps them all: a system that
+ * makes a new identity per hop proves nothing.
+ *
+ * tok= is evidence, never a requirement. A token on more than a tenth of
+ * the calls (a table name, "session") tells no request from another and is
+ * left out; so is one that every candidate of a child shares. Each
+ * candidate falls in a class: it shares one of the remaining tokens with the
+ * child (1), it has tokens but shares none of those (2), or there is nothing
+ * to compare (0). How much a class is worth is learnt per edge (B, C) by a
+ * replay after pass 1 (which counted the tokens), as a
+ * likelihood ratio: q, how often a child shares a token with its true
+ * parent, over r, how often it shares one with a call into B that cannot be
+ * its parent (the last call into B that returned before the child did).
+ * q comes from children with one candidate and, at load, from the others:
+ * a child with candidates sharing S of O expects q + r (O - 1) shares. An
+ * edge whose tokens say nothing (q no better than r, or too few samples)
+ * scores 1 for every class, so traces without tokens nest as before. */
+
+#define CT_MIN 30.0    /* samples an edge needs before its tokens count */
+#define LR_MAX 1000.0  /* the most a shared token multiplies a score by */
+#define COMMON 0.1     /* share of the calls with tokens a common token is on */
+#define COMMON_MIN 20  /* ... and at least this many */
+
+static uint64_t tok_hash(uint64_t t)
+{
+	t ^= t >> 33;
+	t *= 0xff51afd7ed558ccdULL;
+	return t ^ (t >> 29);
+}
+
+static void tf_grow(struct tokfreq *f)
+{
+	size_t cap = f->cap ? 2 * f->cap : 1024;
+	uint64_t *tok = bb_xmalloc(cap * sizeof(*tok));
+	uint32_t *count = bb_xcalloc(cap, sizeof(*count));
+	for (size_t i = 0; i < f->cap; i++) {
+		if (!f->count[i])
+			continue;
+		size_t k = tok_hash(f->tok[i]) & (cap - 1);
+		while (count[k])
+			k = (k + 1) & (cap - 1);
+		tok[k] = f->tok[i];
+		count[k] = f->count[i];
+	}
+	free(f->tok);
+	free(f->count);
+	f->tok = tok;
+	f->count = count;
+	f->cap = cap;
+}
+
+static void tf_add(struct tokfreq *f, uint64_t t)
+{
+	if (2 * (f->n + 1) > f->cap)
+		tf_grow(f);
+	size_t k = tok_hash(t) & (f->cap - 1);
+	while (f->count[k] && f->tok[k] != t)
+		k = (k + 1) & (f->cap - 1);
+	if (!f->count[k]) {
+		f->tok[k] = t;
+		f->n++;
+	}
+	if (f->count[k] < UINT32_MAX)
+		f->count[k]++;
+}
+
+/* Whether token t is on too many calls to tell requests apart. */
+static int common(const struct bb_nest *n, uint64_t t)
+{
+	const struct tokfreq *f = &n->tf;
+	if (!f->cap)
+		return 0;
+	size_t k = tok_hash(t) & (f->cap - 1);
+	while (f->count[k] && f->tok[k] != t)
+		k = (k + 1) & (f->cap - 1);
+	return f->count[k] >= COMMON_MIN && (double)f->count[k] > COMMON * (double)f->calls;
+}
+
+/* Parses up to 16 hex digits; returns 0 when s is not that. */
+static int hex64(const char *s, size_t len, uint64_t *out)
+{
+	if (len == 0 || len > 16)
+		return 0;
+	uint64_t v = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned c = (unsigned char)s[i], d;
+		if (c - '0' < 10u)
+			d = c - '0';
+		else if ((c | 0x20) - 'a' < 6u)
+			d = (c | 0x20) - 'a' + 10;
+		else
+			return 0;
+		v = v << 4 | d;
+	}
+	*out = v;
+	return 1;
+}
+
+static void pool_put(struct bb_nest *n, uint64_t v)
+{
+	if (n->ntpool == n->captpool) {
+		n->captpool = n->captpool ? 2 * n->captpool : 4096;
+		n->tpool = bb_xrealloc(n->tpool, n->captpool * sizeof(*n->tpool));
+	}
+	n->tpool[n->ntpool++] = v;
+}
+
+/* Frees the content evidence (over the memory budget, or at the end). */
+void nest_content_free(struct bb_nest *n)
+{
+	free(n->rtok);
+	free(n->tpool);
+	free(n->tf.tok);
+	free(n->tf.count);
+	memset(&n->tf, 0, sizeof(n->tf));
+	n->rtok = NULL;
+	n->tpool = NULL;
+	n->ntpool = n->captpool = 0;
+}
+
+/* Pass 1: keeps the tok= and ctx= of the CALL record ridx (pool entry:
+ * header ntok | has_ctx << 8, then the ctx, then the tokens). Bad values are
+ * counted and left out. */
+void nest_content_record(struct bb_nest *n, const struct bb_rec *rec, uint32_t ridx)
+{
+	if (!n->p.content || ridx == BB_NONE || !n->recording)
+		return;
+	size_t tl = 0, cl = 0;
+	const char *t = bb_rec_attr(rec, "tok", &tl), *x = bb_rec_attr(rec, "ctx", &cl);
+	if (!t && !x)
+		return;
+	uint64_t tok[NEST_TOK_MAX], ctx = 0;
+	uint32_t ntok = 0, hasctx = 0;
+	if (x) {
+		if (hex64(x, cl, &ctx))
+			hasctx = 1;
+		else
+			n->st.bad_content++;
+	}
+	for (size_t i = 0; t && i < tl;) {
+		size_t j = i;
+		while (j < tl && t[j] != ',')
+			j++;
+		uint64_t v;
+		if (!hex64(t + i, j - i, &v))
+			n->st.bad_content++;
+		else if (ntok < NEST_TOK_MAX)
+			tok[ntok++] = v;
+		i = j + 1;
+	}
+	if (!ntok && !hasctx)
+		return;
+	size_t need = (n->ntpool + 2 + ntok) * sizeof(*n->tpool) + n->caprec * sizeof(*n->rtok) +
+	              n->caprec * sizeof(*n->rec) + n->tf.cap * 12;
+	if (need > n->p.memory_bytes) {
+		n->content_full = 1;
+		nest_content_free(n);
+		return;
+	}
+	if (n->content_full)
+		return;
+	if (!n->rtok) {
+		n->rtok = bb_xmalloc(n->caprec * sizeof(*n->rtok));
+		for (size_t i = 0; i < n->caprec; i++)
+			n->rtok[i] = BB_NONE;
+	}
+	n->rtok[ridx] = (uint32_t)n->ntpool;
+	pool_put(n, ntok | hasctx << 8);
+	if (hasctx)
+		pool_put(n, ctx);
+	for (uint32_t i = 0; i < ntok; i++) {
+		pool_put(n, tok[i]);
+		tf_add(&n->tf, tok[i]);
+	}
+	n->tf.calls += ntok > 0;
+	n->st.content_calls++;
+}
+
+/* The tokens of call c: their count (0 when none), *ctx and *hasctx. */
+static const uint64_t *tokens(const struct bb_nest *n, const struct call *c, uint32_t *ntok,
+                              uint64_t *ctx, int *hasctx)
+{
+	*ntok = 0;
+	*hasctx = 0;
+	if (!n->rtok || c->ridx == BB_NONE || c->ridx >= n->nrec || n->rtok[c->ridx] == BB_NONE)
+		return NULL;
+	const uint64_t *e = &n->tpool[n->rtok[c->ridx]];
+	*ntok = (uint32_t)(e[0] & 0xff);
+	*hasctx = (int)(e[0] >> 8 & 1);
+	*ctx = *hasctx ? e[1] : 0;
+	return e + 1 + *hasctx;
+}
+
+static int has_tok(const uint64_t *t, uint32_t nt, uint64_t v)
+{
+	for (uint32_t i = 0; i < nt; i++)
+		if (t[i] == v)
+			return 1;
+	return 0;
+}
+
+/* Sets n->ccls[i] for each candidate of child c (classes above; 3: the same
+ * ctx). With ctx matches only those stay: returns the new count, the kept
+ * candidates first in n->cand. Marks c->cexact then. */
+size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **cand, size_t nc)
+{
+	c->cexact = 0;
+	if (n->capccls < nc) {
+		n->capccls = n->capcand > nc ? n->capcand : nc;
+		n->ccls = bb_xrealloc(n->ccls, n->capccls);
+	}
+	memset(n->ccls, 0, nc);
+	if (!n->rtok || !nc || !(n->pass == 1 || n->replay))
+		return nc;
+	uint32_t nt, pt;
+	uint64_t ctx, pctx;
+	int hc, phc;
+	const uint64_t *t = tokens(n, c, &nt, &ctx, &hc);
+	if (!t)
+		return nc;
+	if (hc) {
+		size_t k = 0;
+		for (size_t i = 0; i < nc; i++) {
+			tokens(n, cand[i], &pt, &pctx, &phc);
+			if (phc && pctx == ctx) {
+				struct call *s = cand[k];
+				cand[k] = cand[i];
+				cand[i] = s;
+				n->ccls[k++] = 3;
+			}
+		}
+		if (k) {
+			c->cexact = 1;
+			n->st.content_exact += n->pass == 1;
+			/* the kept ones back in call order (the earliest wins ties) */
+			for (size_t i = 1; i < k; i++)
+				for (size_t j = i; j > 0 && cand[j]->seq < cand[j - 1]->seq; j--) {
+					struct call *s = cand[j];
+					cand[j] = cand[j - 1];
+					cand[j - 1] = s;
+				}
+			return k;
+		}
+	}
+	if (!nt || n->pass == 1)
+		return nc; /* tokens count from the content stage on (common() needs pass 1) */
+	/* a token every candidate shares says nothing about which one */
+	uint64_t disc[NEST_TOK_MAX];
+	uint32_t nd = 0;
+	for (uint32_t j = 0; j < nt; j++) {
+		if (common(n, t[j]))
+			continue;
+		size_t m = 0;
+		for (size_t i = 0; i < nc; i++) {
+			const uint64_t *p = tokens(n, cand[i], &pt, &pctx, &phc);
+			m += p && has_tok(p, pt, t[j]);
+		}
+		if (nc == 1 || m < nc)
+			disc[nd++] = t[j];
+	}
+	for (size_t i = 0; i < nc; i++) {
+		const uint64_t *p = tokens(n, cand[i], &pt, &pctx, &phc);
+		if (!p || !pt)
+			continue;
+		n->ccls[i] = 2;
+		for (uint32_t j = 0; j < nd; j++)
+			if (has_tok(p, pt, disc[j])) {
+				n->ccls[i] = 1;
+				break;
+			}
+	}
+	return nc;
+}
+
+/* The content stage: a replay of the kept messages that learns what each
+ * edge's tokens are worth (nest_content_learn), then the ratios. */
+void nest_content_stage(struct bb_nest *n)
+{
+	n->cstage = 1;
+	nest_replay(n);
+	n->cstage = 0;
+	for (size_t i = 0; i < n->ninto; i++)
+		n->into[i].clast = 0;
+	nest_content_finish(n);
+}
+
+/* The content stage: what child c, whose classes are set, says about its edge's tokens. */
+void nest_content_learn(struct bb_nest *n, struct call *c, size_t nc)
+{
+	uint32_t nt, lt;
+	uint64_t ctx, lctx;
+	int hc, lhc;
+	const uint64_t *t = tokens(n, c, &nt, &ctx, &hc);
+	if (!t || !nt || c->cexact)
+		return;
+	struct pairc *e = nest_pairc(n, c->from, c->to, 1);
+	uint32_t last = c->from < n->ninto ? n->into[c->from].clast : 0;
+	if (last) {
+		struct call tmp;
+		tmp.ridx = last - 1;
+		const uint64_t *l = tokens(n, &tmp, &lt, &lctx, &lhc);
+		if (l && lt) {
+			int share = 0;
+			for (uint32_t j = 0; j < nt && !share; j++)
+				share = !common(n, t[j]) && has_tok(l, lt, t[j]);
+			e->ct_rand++;
+			e->ct_rand_share += share;
+		}
+	}
+	if (nc == 1) {
+		if (n->ccls[0]) {
+			e->ct_sure++;
+			e->ct_sure_share += n->ccls[0] == 1;
+		}
+		return;
+	}
+	uint32_t s = 0, o = 0;
+	for (size_t i = 0; i < nc; i++) {
+		s += n->ccls[i] == 1;
+		o += n->ccls[i] != 0;
+	}
+	if (o) {
+		e->ct_amb++;
+		e->ct_amb_share += s;
+		e->ct_amb_other += o - 1;
+	}
+}
+
+/* The content stage: call c into its node has returned (a non-candidate for later
+ * children there). */
+void nest_content_closed(struct bb_nest *n, const struct call *c)
+{
+	if (n->rtok && c->ridx != BB_NONE && c->to < n->ninto && n->rtok[c->ridx] != BB_NONE)
+		n->into[c->to].clast = c->ridx + 1;
+}
+
+/* After pass 1: each edge's likelihood ratios. */
+void nest_content_finish(struct bb_nest *n)
+{
+	for (size_t i = 0; i < n->pccap; i++) {
+		struct pairc *e = &n->pc[i];
+		if (e->a == UINT32_MAX)
+			continue;
+		e->lr1 = e->lr2 = 1;
+		if (e->ct_rand < CT_MIN || e->ct_sure + e->ct_amb < CT_MIN)
+			continue;
+		double r = ((double)e->ct_rand_share + 0.5) / ((double)e->ct_rand + 1);
+		double qa = 0;
+		if (e->ct_amb) {
+			qa = ((double)e->ct_amb_share - r * (double)e->ct_amb_other) /
+			     (double)e->ct_amb;
+			qa = qa < 0 ? 0 : qa > 1 ? 1 : qa;
+		}
+		double q = ((double)e->ct_sure_share + qa * (double)e->ct_amb) /
+		           (double)(e->ct_sure + e->ct_amb);
+		if (q <= r)
+			continue;
+		e->lr1 = q / r > LR_MAX ? LR_MAX : q / r;
+		e->lr2 = (1 - q) / (1 - r);
+		if (e->lr2 < 1 / LR_MAX)
+			e->lr2 = 1 / LR_MAX;
+		n->st.content_edges++;
+	}
+}
+
+/* The factor candidate i (of n->cand) gets as child c's parent. */
+double nest_content_factor(struct bb_nest *n, const struct call *c, size_t i)
+{
+	if (!n->rtok || n->pass != 2)
+		return 1;
+	uint8_t k = n->ccls[i];
+	if (k != 1 && k != 2)
+		return 1;
+	struct pairc *e = nest_pairc(n, c->from, c->to, 0);
+	if (!e)
+		return 1;
+	return k == 1 ? e->lr1 : e->lr2;
+}
