@@ -281,14 +281,23 @@ static const char *find_mem(const struct conn *c, const char *needle)
 	return NULL;
 }
 
-/* One HTTP/1.1 response (headers and Content-Length body); 0 or -1. */
-static int read_http_response(struct conn *c)
+/* Reads an HTTP head into c: its length with the blank line, or 0 at the
+ * end of the stream. */
+static size_t read_head(struct conn *c)
 {
 	const char *end;
 	while (!(end = find_mem(c, "\r\n\r\n")))
 		if (fill(c) < 0)
-			return -1;
-	size_t head = (size_t)(end - c->buf) + 4;
+			return 0;
+	return (size_t)(end - c->buf) + 4;
+}
+
+/* One HTTP/1.1 response (headers and Content-Length body); 0 or -1. */
+static int read_http_response(struct conn *c)
+{
+	size_t head = read_head(c);
+	if (head == 0)
+		return -1;
 	size_t body = 0;
 	for (size_t i = 0; i + 16 < head; i++)
 		if (strncasecmp(c->buf + i, "\nContent-Length:", 16) == 0) {
@@ -645,11 +654,9 @@ static int handle(const char *type, const char *rid, const char *query, char *ca
  * done (closed by the peer, or an error). */
 static int serve_one(struct conn *c)
 {
-	const char *end;
-	while (!(end = find_mem(c, "\r\n\r\n")))
-		if (fill(c) < 0)
-			return -1;
-	size_t head = (size_t)(end - c->buf) + 4;
+	size_t head = read_head(c);
+	if (head == 0)
+		return -1;
 	char type[32] = "", rid[64] = "-", query[256] = "";
 	/* "GET /TYPE?QUERY HTTP/1.1", the id in QUERY's id= (--conn-log: none) */
 	if (c->len > 5 && memcmp(c->buf, "GET /", 5) == 0) {

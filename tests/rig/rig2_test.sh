@@ -9,7 +9,7 @@
 # its order on it, and score.py joins those logs (with the trace, for the
 # path= of every record) into the true paths.
 #
-# The same loads, option sets, table and targets as rig_test.sh (nestrows.sh):
+# The same loads, option sets, table and targets as rig_test.sh (rigtest.sh):
 # poisson-8, burst-8, poisson-64, burst-64, then the normal/+50 ms pair at
 # poisson-8 (+50 ms at the front end before its PostgreSQL call of an item
 # page). Levels: NAME:CONNECTIONS:RENDER_MIN:RENDER_MAX:RATE:REQUESTS:WORKERS,
@@ -17,25 +17,16 @@
 # Needs root, ip(8), ethtool, redis-server, memcached, PostgreSQL,
 # /usr/bin/python3; skips (77) otherwise. RIG_KEEP=DIR keeps the runs.
 set -u
-[ "$(id -u)" = 0 ] || { echo "skipped: needs root (network namespaces)" >&2; exit 77; }
-PATH=$PATH:/usr/sbin:/sbin
-for t in ip ethtool redis-server memcached runuser bash /usr/bin/python3; do
-	command -v $t >/dev/null 2>&1 || { echo "skipped: $t not installed" >&2; exit 77; }
-done
-ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || { echo "skipped: PostgreSQL not installed" >&2; exit 77; }
-[ -x "$BB_BIN/bbapp" ] || { echo "FAIL: $BB_BIN/bbapp not built"; exit 1; }
-mkdir -p "$BB_TMP"
-T=$(cd "$BB_TMP" && pwd)
-rm -f "$T"/*.log "$T"/*.tr "$T"/*.json "$T"/*.err "$T"/*.pcap "$T"/*.load
+. "$BB_SRC/tests/rig/rigtest.sh"
+rig_prelude
 RIG_NODES="client front search redis memcached pg"
 RIG_ENTRY=front:8000
 RIG_MIX=${RIG2_MIX:-home=40,search=35,item=25}
 RIG_LOAD_FLAGS=--conn-log
 . "$BB_SRC/tests/rig/rig.sh"
-. "$BB_SRC/tests/rig/nestrows.sh"
-score() { /usr/bin/python3 "$BB_SRC/tests/rig/score.py" "$@"; }
 LEVELS=${RIG2_LEVELS:-"poisson-8:16:50:150:80:800:12 burst-8:16:50:150:80:800:12 poisson-64:96:150:450:210:1600:80 burst-64:96:150:450:210:1600:80"}
 DELAY_RUN=${RIG2_DELAY_RUN:-"poisson-8:16:50:150:80:800:12"}
+DELAY_SPEC=item:pg:50
 SEARCH_WORKERS=${RIG2_SEARCH_WORKERS:-8}
 logs="$T/front.log $T/search.log"
 front_pid=""
@@ -83,25 +74,8 @@ ip netns exec "$(ns search)" $rig_rt "$BB_BIN/bbapp" serve --name search --liste
 	--backend "pg=pg@$(ip_of pg):5432" 2>"$T/search.err" &
 rig_pids="$rig_pids $!"
 wait_tcp search 8000 search || exit 1
-paced="not paced"
-[ "${RIG_GAP_MS:-0}" != 0 ] && paced="at least $RIG_GAP_MS ms apart"
-echo "rig2: requests $paced; servers ${rig_rt:-at normal priority}; enforced: bbnest ${NEST_OPTS:-(defaults)}"
-fail=0
-for lv in $LEVELS; do
-	name=${lv%%:*}
-	run_level "$lv" "" "$name"
-	nest_rows "$name" "$T/$name.client.log" $logs
-done
-for run in normal delay; do
-	d=""
-	[ $run = delay ] && d="item:pg:50"
-	run_level "$DELAY_RUN" "$d" "$run"
-	nest_rows "$run" "$T/$run.client.log" $logs
-done
+run_all rig2
+# shellcheck disable=SC2086
 delay_rows "$T/delay.client.log" $logs --type item --via front --node pg --ms 50
-if [ -n "${RIG_KEEP:-}" ]; then
-	mkdir -p "$RIG_KEEP"
-	cp "$T"/*.tr "$T"/*.json "$T"/*.log "$T"/*.load "$T/hosts" "$RIG_KEEP"/
-	[ -n "${RIG_PCAP:-}" ] && cp "$T"/*.pcap "$RIG_KEEP"/
-fi
+rig_keep
 exit $fail

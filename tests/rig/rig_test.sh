@@ -36,25 +36,16 @@
 # PostgreSQL, /usr/bin/python3; skips (77) otherwise. RIG_KEEP=DIR copies the
 # traces, logs and results there; RIG_PCAP=1 also keeps tcpdump captures.
 set -u
-[ "$(id -u)" = 0 ] || { echo "skipped: needs root (network namespaces)" >&2; exit 77; }
-PATH=$PATH:/usr/sbin:/sbin
-for t in ip ethtool nginx redis-server memcached dnsmasq runuser bash /usr/bin/python3; do
-	command -v $t >/dev/null 2>&1 || { echo "skipped: $t not installed" >&2; exit 77; }
-done
-ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || { echo "skipped: PostgreSQL not installed" >&2; exit 77; }
-[ -x "$BB_BIN/bbapp" ] || { echo "FAIL: $BB_BIN/bbapp not built"; exit 1; }
-mkdir -p "$BB_TMP"
-T=$(cd "$BB_TMP" && pwd)
-rm -f "$T"/*.log "$T"/*.tr "$T"/*.json "$T"/*.err "$T"/*.pcap "$T"/*.load
+. "$BB_SRC/tests/rig/rigtest.sh"
+rig_prelude nginx dnsmasq
 . "$BB_SRC/tests/rig/rig.sh"
-. "$BB_SRC/tests/rig/nestrows.sh"
-score() { /usr/bin/python3 "$BB_SRC/tests/rig/score.py" "$@"; }
 # NAME:CONNECTIONS:RENDER_MIN_MS:RENDER_MAX_MS:RATE:REQUESTS; NAME starting
 # with poisson or burst (3-5 requests a page view) is an open loop at RATE
 # requests/s over CONNECTIONS connections, anything else a closed loop of
 # CONNECTIONS clients (RATE unused; RIG_GAP_MS paces it).
 LEVELS=${RIG_LEVELS:-"poisson-8:16:50:150:100:800 burst-8:16:50:150:100:800 poisson-64:96:150:450:285:1600 burst-64:96:150:450:285:1600"}
 DELAY_RUN=${RIG_DELAY_RUN:-"poisson-8:16:50:150:100:800"}
+DELAY_SPEC=item:pg:50
 QUANTUM=${RIG_QUANTUM:-0.001}
 # bbconv's paths start at memcached: the added delay (before app2's pg call)
 # is then four edges down instead of nine from the client (docs/accuracy.md,
@@ -76,35 +67,19 @@ EOF
 	esac
 }
 
+# bbconv on each run of the added-delay pair
+after_run() {
+	# shellcheck disable=SC2086
+	"$BB_BIN/bbconv" -q "$QUANTUM" --max-delay 1 $CONV_OPTS --json "$T/$1.tr" >"$T/$1.conv.json" ||
+		{ echo "FAIL: bbconv $1"; exit 1; }
+}
+
 rig_up 240
 rig_servers || exit 1
-paced="not paced"
-[ "${RIG_GAP_MS:-0}" != 0 ] && paced="at least $RIG_GAP_MS ms apart"
-echo "rig: requests $paced;" \
-	"servers ${rig_rt:-at normal priority}; enforced: bbnest ${NEST_OPTS:-(defaults)}"
-fail=0
-for lv in $LEVELS; do
-	name=${lv%%:*}
-	run_level "$lv" "" "$name"
-	nest_rows "$name" "$T/$name.client.log" $logs
-done
-
-# the added delay: the normal run and the delayed one at the same level
-for run in normal delay; do
-	d=""
-	[ $run = delay ] && d="item:pg:50"
-	run_level "$DELAY_RUN" "$d" "$run"
-	nest_rows "$run" "$T/$run.client.log" $logs
-	# shellcheck disable=SC2086
-	"$BB_BIN/bbconv" -q "$QUANTUM" --max-delay 1 $CONV_OPTS --json "$T/$run.tr" >"$T/$run.conv.json" ||
-		{ echo "FAIL: bbconv $run"; exit 1; }
-done
+run_all rig
+# shellcheck disable=SC2086
 delay_rows "$T/delay.client.log" $logs --type item --via app2 --node pg --ms 50
 score conv "$T/normal.conv.json" "$T/delay.conv.json" --from app2 --to pg --ms 50 ||
 	enforce "bbconv ${CONV_OPTS}: the added 50 ms on app2 -> pg only"
-if [ -n "${RIG_KEEP:-}" ]; then
-	mkdir -p "$RIG_KEEP"
-	cp "$T"/*.tr "$T"/*.json "$T"/*.log "$T"/*.load "$T/hosts" "$RIG_KEEP"/
-	[ -n "${RIG_PCAP:-}" ] && cp "$T"/*.pcap "$RIG_KEEP"/
-fi
+rig_keep
 exit $fail

@@ -31,26 +31,31 @@ import sys
 from collections import Counter
 
 
-def read_logs(paths):
-    """{id: {node: (type, t0, t1, [(name, t0, t1), ...] or None)}}"""
-    by_id = {}
+def log_lines(paths, nfields, what):
+    """The tab-separated fields of every line of bbapp logs, the last one
+    (CALLS) parsed: None for ERR, [] for "-", else the "@"-separated items,
+    their names kept and the rest made integers (ip:port ends stay text)."""
     for path in paths:
         with open(path) as f:
             for n, line in enumerate(f, 1):
                 parts = line.rstrip("\n").split("\t")
-                if len(parts) != 6:
-                    sys.exit("score.py: error: %s:%d: not a bbapp log line" % (path, n))
-                rid, node, typ, t0, t1, calls = parts
-                if calls == "ERR":
-                    items = None
-                elif calls == "-":
-                    items = []
-                else:
-                    items = []
+                if len(parts) != nfields:
+                    sys.exit("score.py: error: %s:%d: not a %s line" % (path, n, what))
+                calls = parts[-1]
+                items = None if calls == "ERR" else []
+                if calls not in ("ERR", "-"):
                     for c in calls.split(" "):
-                        name, c0, c1 = c.split("@")
-                        items.append((name, int(c0), int(c1)))
-                by_id.setdefault(rid, {})[node] = (typ, int(t0), int(t1), items)
+                        f_ = c.split("@")
+                        items.append(tuple(v if ":" in v or i == 0 else int(v)
+                                           for i, v in enumerate(f_)))
+                yield parts[:-1] + [items]
+
+
+def read_logs(paths):
+    """{id: {node: (type, t0, t1, [(name, t0, t1), ...] or None)}}"""
+    by_id = {}
+    for rid, node, typ, t0, t1, items in log_lines(paths, 6, "bbapp log"):
+        by_id.setdefault(rid, {})[node] = (typ, int(t0), int(t1), items)
     return by_id
 
 
@@ -112,24 +117,9 @@ def truth_of(first, rest):
 def read_conn_logs(paths):
     """--conn-log lines: [(node, local, peer, order, type, t0, t1, calls)],
     calls None (ERR) or [(backend, local, remote, order, t0, t1), ...]."""
-    out = []
-    for path in paths:
-        with open(path) as f:
-            for n, line in enumerate(f, 1):
-                parts = line.rstrip("\n").split("\t")
-                if len(parts) != 8:
-                    sys.exit("score.py: error: %s:%d: not a bbapp --conn-log line" % (path, n))
-                node, local, peer, order, typ, t0, t1, calls = parts
-                items = None
-                if calls == "-":
-                    items = []
-                elif calls != "ERR":
-                    items = []
-                    for c in calls.split(" "):
-                        b, cl, cr, co, c0, c1 = c.split("@")
-                        items.append((b, cl, cr, int(co), int(c0), int(c1)))
-                out.append((node, local, peer, int(order), typ, int(t0), int(t1), items))
-    return out
+    return [(node, local, peer, int(order), typ, int(t0), int(t1), items)
+            for node, local, peer, order, typ, t0, t1, items
+            in log_lines(paths, 8, "bbapp --conn-log")]
 
 
 def conn_requests(client_log, service_logs):

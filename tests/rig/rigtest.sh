@@ -1,18 +1,45 @@
-# nestrows.sh - sourced by the rig tests: score a run with several bbnest
-# option sets, one table row each, and enforce the targets on one of them.
+# rigtest.sh - sourced by the rig tests (rig_test.sh, rig2_test.sh): what they
+# share. Scores a run with several bbnest option sets, one table row each, and
+# enforces the targets on one of them.
 #
+#   rig_prelude TOOL...          skips (77) unless root and the tools are
+#                                there; sets T (scratch, $BB_TMP, absolute)
+#   run_all LABEL                every level of $LEVELS, then the normal/delay
+#                                pair at $DELAY_RUN ($DELAY_SPEC, TYPE:BACKEND:MS,
+#                                on the delayed one): run_level SPEC DELAY NAME
+#                                (the test's) then nest_rows; after_run NAME,
+#                                when the test has it, after each of the pair
 #   nest_rows NAME TRUTH...      bbnest on $T/NAME.tr with every option set
 #                                (and --no-content when bbnest has it), a row
 #                                each (score.py nest --brief TRUTH...)
 #   delay_rows TRUTH... ARGS     score.py delay of normal against delay for
 #                                every option set
 #   enforce WHAT                 fails the test (fail=1) unless RIG_LAX is set
+#   rig_keep                     copies the run to $RIG_KEEP when set
 #
 # The option sets: RIG_NEST_OPTS (empty or unset: bbnest's defaults; the only
 # one enforced), the defaults, "--penalty 0,2,2 --smooth 2", "--return-score
 # --global", and BBNEST_OPTS when set; duplicates are dropped. Targets
 # (issue 14): RIG_MAX_WRONG (0.02), RIG_TOP_TOL (0.05), RIG_DELAY_TOL (0.10),
-# RIG_OTHER_MS (2). Needs $T, $BB_BIN, score(), fail.
+# RIG_OTHER_MS (2). Needs $BB_BIN, $BB_SRC, $BB_TMP, and $logs (the services'
+# logs) for run_all.
+
+rig_prelude() {
+	[ "$(id -u)" = 0 ] || { echo "skipped: needs root (network namespaces)" >&2; exit 77; }
+	PATH=$PATH:/usr/sbin:/sbin
+	for t in ip ethtool runuser bash /usr/bin/python3 redis-server memcached "$@"; do
+		command -v "$t" >/dev/null 2>&1 || { echo "skipped: $t not installed" >&2; exit 77; }
+	done
+	ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 ||
+		{ echo "skipped: PostgreSQL not installed" >&2; exit 77; }
+	[ -x "$BB_BIN/bbapp" ] || { echo "FAIL: $BB_BIN/bbapp not built"; exit 1; }
+	mkdir -p "$BB_TMP"
+	T=$(cd "$BB_TMP" && pwd)
+	rm -f "$T"/*.log "$T"/*.tr "$T"/*.json "$T"/*.err "$T"/*.pcap "$T"/*.load "$T"/*.rc
+}
+
+score() { /usr/bin/python3 "$BB_SRC/tests/rig/score.py" "$@"; }
+fail=0
 
 NEST_OPTS=${RIG_NEST_OPTS:-}
 LAX=${RIG_LAX:-}
@@ -117,4 +144,36 @@ delay_rows() { # TRUTH_FIRST TRUTH_REST... score.py delay options
 		done
 		_k=$((_k + 1))
 	done
+}
+
+run_all() { # LABEL
+	_paced="not paced"
+	[ "${RIG_GAP_MS:-0}" != 0 ] && _paced="at least $RIG_GAP_MS ms apart"
+	echo "$1: requests $_paced; servers ${rig_rt:-at normal priority};" \
+		"enforced: bbnest ${NEST_OPTS:-(defaults)}"
+	for _lv in $LEVELS; do
+		run_level "$_lv" "" "${_lv%%:*}"
+		# shellcheck disable=SC2086
+		nest_rows "${_lv%%:*}" "$T/${_lv%%:*}.client.log" $logs
+	done
+	# the added delay: the normal run and the delayed one at the same level
+	for _run in normal delay; do
+		_d=""
+		[ $_run = delay ] && _d=$DELAY_SPEC
+		run_level "$DELAY_RUN" "$_d" "$_run"
+		# shellcheck disable=SC2086
+		nest_rows "$_run" "$T/$_run.client.log" $logs
+		if command -v after_run >/dev/null 2>&1; then
+			after_run "$_run"
+		fi
+	done
+}
+
+rig_keep() {
+	[ -n "${RIG_KEEP:-}" ] || return 0
+	mkdir -p "$RIG_KEEP"
+	cp "$T"/*.tr "$T"/*.json "$T"/*.log "$T"/*.load "$T/hosts" "$RIG_KEEP"/
+	if [ -n "${RIG_PCAP:-}" ]; then
+		cp "$T"/*.pcap "$RIG_KEEP"/
+	fi
 }
