@@ -10,8 +10,9 @@
 #                                (the test's) then nest_rows; after_run NAME,
 #                                when the test has it, after each of the pair
 #   nest_rows NAME TRUTH...      bbnest on $T/NAME.tr with every option set
-#                                (and --no-content when bbnest has it), a row
-#                                each (score.py nest --brief TRUTH...)
+#                                (and --no-content when bbnest has it and the
+#                                trace has tok= or ctx=), a row each
+#                                (score.py nest --brief TRUTH...)
 #   delay_rows TRUTH... ARGS     score.py delay of normal against delay for
 #                                every option set
 #   enforce WHAT                 fails the test (fail=1) unless RIG_LAX is set
@@ -105,13 +106,17 @@ nest_rows() { # NAME TRUTH_FIRST TRUTH_REST...
 		echo "| run | bbnest options | wrong | top-5 worst, missed | checks |${NOCONTENT:+ --no-content: wrong | top-5 | checks |}"
 		echo "|---|---|---|---|---|${NOCONTENT:+---|---|---|}"
 	fi
+	# content tokens or context headers to ignore: else --no-content changes nothing
+	_tokens=$(grep -m 1 -E '	(tok|ctx)=' "$T/$_name.tr")
 	_k=0
 	while [ $_k -lt $nopts ]; do
 		eval "_o=\$opts_$_k"
 		_cells=$(one_row "$_name" $_k "" "")
 		_rc=$(cat "$T/$_name.o$_k.rc")
 		_nc=""
-		if [ -n "$NOCONTENT" ]; then
+		if [ -n "$NOCONTENT" ] && [ -z "$_tokens" ]; then
+			_nc=" the same: no tok= or ctx= in the trace | | |"
+		elif [ -n "$NOCONTENT" ]; then
 			_nc=$(one_row "$_name" $_k .nc --no-content)
 			_nc=" $_nc |"
 		fi

@@ -393,11 +393,18 @@ def cmd_conv(args):
 
 def cmd_join(args):
     """Every CALL and RET of the trace gets path=N, N the client request it
-    belongs to by the logs. A trace connection (its id's cN) is the logged
-    connection between the same two nodes on which the calls seen, each
-    taken as the latest logged call sent before it was seen (within 20 ms),
-    most often follow each other in the logged order; then each call is
-    that latest logged call."""
+    belongs to by the logs (the N-th line of the client log). The calls seen
+    on a trace connection (its id's cN) are consecutive calls of one logged
+    connection between the same two nodes (the capture loses none): the
+    j-th is the logged call of order K + j. The connection and K are those
+    whose logged send and receive times (t0, t1) are nearest the times the
+    calls and their returns were seen (each seen within [-1, +200] ms of
+    them, the sum of the distances the least), each logged connection
+    joined to one trace connection at most. A call whose sender was
+    descheduled between taking its time and sending (tens of ms on a loaded
+    machine) still gets its path. A call left without one, or a path whose
+    calls in the trace (caller, callee pairs) are not those of its logged
+    tree, makes the exit status 1."""
     import bisect
     trace, hosts, client_log, service_logs = args[0], args[1], args[2], args[3:]
     name_of = {}
@@ -407,27 +414,32 @@ def cmd_join(args):
             if len(p) >= 2:
                 name_of[p[0]] = p[1]
     reqs, served = conn_requests(client_log, service_logs)
-    # every logged call: (caller end, callee end) -> [(t0, order, path)], by t0
+    # every logged call: (caller end, callee end) -> {order: (t0, t1, path)}
     calls = {}
+    want = {}  # path -> Counter of its (caller, callee) calls, by the logs
 
     def walk_calls(req, pid):
-        for b, cl, cr, co, c0, _ in req[7] or []:
-            calls.setdefault((cl, cr), []).append((c0, co, pid))
+        for b, cl, cr, co, c0, c1 in req[7] or []:
+            calls.setdefault((cl, cr), {})[co] = (c0, c1, pid)
+            want[pid][(req[0], b)] += 1
             sub = served.get((cl, cr, co))
             if sub is not None:
                 walk_calls(sub, pid)
 
     for i, (c, srv) in enumerate(reqs):
-        calls.setdefault((c[1], c[2]), []).append((c[5], c[3], i + 1))
+        calls.setdefault((c[1], c[2]), {})[c[3]] = (c[5], c[6], i + 1)
+        want[i + 1] = Counter()
         if srv is not None:
+            want[i + 1][("client", srv[0])] += 1
             walk_calls(srv, i + 1)
-    by_pair = {}
+    by_pair, starts = {}, {}
     for (cl, cr), v in calls.items():
-        v.sort()
+        starts[(cl, cr)] = sorted((x[0], o) for o, x in v.items())
         pair = (name_of.get(cl.rsplit(":", 1)[0]), name_of.get(cr.rsplit(":", 1)[0]))
         by_pair.setdefault(pair, []).append((cl, cr))
     lines = []
-    conns = {}  # (src, dst, cN) -> [(time, line index)] of its CALLs
+    conns = {}  # (src, dst, cN) -> [[call time, return time, line index]]
+    ret_of = {}  # (src, dst, id) of the call -> its return time
     with open(trace) as f:
         for line in f:
             line = line.rstrip("\n")
@@ -435,45 +447,66 @@ def cmd_join(args):
             if line.startswith("#") or not line.strip():
                 continue
             p = line.split("\t")
+            a, b = p[0].split(".")
+            t = int(a) * 10**9 + int(b.ljust(9, "0"))
             if p[1] == "CALL":
-                a, b = p[0].split(".")
                 conns.setdefault((p[2], p[3], p[4].split(".")[0]), []).append(
-                    (int(a) * 10**9 + int(b.ljust(9, "0")), len(lines) - 1))
-    slack = 20 * 10**6
+                    [t, None, len(lines) - 1])
+            elif p[1] == "RET":
+                ret_of[(p[3], p[2], p[4])] = t
+    for key, tcalls in conns.items():
+        for c in tcalls:
+            c[1] = ret_of.get((key[0], key[1], lines[c[2]].split("\t")[4]))
+    lo, hi = -10**6, 200 * 10**6
 
-    def latest(v, t):
-        """the logged call on a connection the call seen at t is: the latest
-        sent before t (1 ms for clocks), if within slack"""
-        j = bisect.bisect_right(v, (t + 10**6, 1 << 62, 0)) - 1
-        return v[j] if j >= 0 and t - v[j][0] <= slack else None
+    def fit(tcalls, tup, k):
+        """(calls placed, sum of time distances) with call j = order k + j"""
+        v = calls[tup]
+        n = err = 0
+        for j, (t, r, _) in enumerate(tcalls):
+            x = v.get(k + j)
+            if x is None or not lo <= t - x[0] <= hi or \
+                    (r is not None and not lo <= x[1] - r <= hi):
+                continue
+            n += 1
+            err += abs(t - x[0]) + (abs(x[1] - r) if r is not None else 0)
+        return n, err
 
-    # each trace connection: the logged connection most of its calls follow
     scored = []
     for key, tcalls in conns.items():
         for tup in by_pair.get((key[0], key[1]), []):
-            v = calls[tup]
-            m = [latest(v, t) for t, _ in tcalls]
-            hit = sum(1 for x in m if x is not None)
-            seq = sum(1 for a, b in zip(m, m[1:]) if a and b and b[1] == a[1] + 1)
-            if hit:
-                scored.append((seq, hit, key, tup))
-    scored.sort(key=lambda x: (-x[0], -x[1]))
+            st = starts[tup]
+            ks = set()
+            for j, (t, _, _) in enumerate(tcalls[:3]):
+                i = bisect.bisect_left(st, (t - hi, -1))
+                while i < len(st) and st[i][0] <= t - lo:
+                    ks.add(st[i][1] - j)
+                    i += 1
+            for k in ks:
+                n, err = fit(tcalls, tup, k)
+                if n:
+                    scored.append((-n, err, key, tup, k))
+    scored.sort()
     taken, mapped = set(), {}
-    for frac, hit, key, tup in scored:
+    for _, _, key, tup, k in scored:
         if key in mapped or tup in taken:
             continue
-        mapped[key] = tup
+        mapped[key] = (tup, k)
         taken.add(tup)
     path_of_id = {}
+    have = {}
     n_calls = n_path = 0
     for key, tcalls in conns.items():
-        tup = mapped.get(key)
-        for t, li in tcalls:
-            n_calls += 1
-            hit = latest(calls[tup], t) if tup else None
-            if hit is not None:
+        n_calls += len(tcalls)
+        if key not in mapped:
+            continue
+        tup, k = mapped[key]
+        for j, (t, r, li) in enumerate(tcalls):
+            x = calls[tup].get(k + j)
+            if x is not None and lo <= t - x[0] <= hi:
                 n_path += 1
-                path_of_id[(key[0], key[1], lines[li].split("\t")[4])] = hit[2]
+                path_of_id[(key[0], key[1], lines[li].split("\t")[4])] = x[2]
+                have.setdefault(x[2], Counter())[(key[0], key[1])] += 1
     out = sys.stdout
     for line in lines:
         if line.startswith("#") or not line.strip():
@@ -484,10 +517,12 @@ def cmd_join(args):
         pid = path_of_id.get(k)
         out.write(line + ("\tpath=%d" % pid if pid is not None else "") + "\n")
     logged = sum(len(v) for v in calls.values())
+    bad = sum(1 for k in want if want[k] != have.get(k, Counter()))
     sys.stderr.write("join: %d of %d calls in the trace have a true path (%d logged calls, %d"
-                     " client requests, %d connections joined)\n"
-                     % (n_path, n_calls, logged, len(reqs), len(mapped)))
-    return 0 if n_path == n_calls else 1
+                     " client requests, %d connections joined); %d paths whose calls in the"
+                     " trace are not their logged tree's\n"
+                     % (n_path, n_calls, logged, len(reqs), len(mapped), bad))
+    return 0 if n_path == n_calls and bad == 0 else 1
 
 
 def main():
