@@ -458,7 +458,8 @@ static long hunt(const uint8_t *p, size_t n, int dir, int bol)
 				nl--; /* "END\r" is not a reply word: a bare END was skipped */
 			if (nl > 0) {
 				struct toks t;
-				tokenize(r.p, (size_t)nl, &t);
+				/* the line without its CR: a bare "END\r\n" (a miss) is a reply */
+				tokenize(r.p, (size_t)nl - (size_t)last_is_cr(r.p, (size_t)nl), &t);
 				if (t.n && (dir == BB_DIR_C2S ? known_cmd(t.p[0], t.l[0])
 				                              : known_reply(t.p[0], t.l[0])))
 					return (long)(r.p - p);

@@ -225,7 +225,8 @@ size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **can
 		n->capccls = n->capcand > nc ? n->capcand : nc;
 		n->ccls = bb_xrealloc(n->ccls, n->capccls);
 	}
-	memset(n->ccls, 0, nc);
+	if (nc) /* ccls is still NULL when the first child has no candidate */
+		memset(n->ccls, 0, nc);
 	if (!n->rtok || !nc || !(n->pass == 1 || n->replay))
 		return nc;
 	uint32_t nt, pt;

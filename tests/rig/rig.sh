@@ -5,34 +5,42 @@
 #                      nginx .2, app1 .3, app2 .4, auth .5, redis .6,
 #                      memcached .7, pg .8, dns .9; writes $T/hosts for
 #                      bbcap --names. Everything made is removed on exit.
+#   rig_stores         starts redis, memcached, PostgreSQL (and dnsmasq when
+#                      RIG_NODES has dns): the stores both apps use
 #   rig_servers        starts redis, memcached, PostgreSQL, dnsmasq, auth,
 #                      app1, app2 (bbapp) and nginx; the backend pools are
 #                      opened here, before any capture.
 #   rig_apps RENDER [DELAY]
 #                      (re)starts app1 and app2 with bbapp --render RENDER,
 #                      app2 with --delay DELAY if given.
-#   rig_run NAME CLIENTS REQUESTS   ($RIG_RAMP_MS spreads the clients' starts,
-#                      $RIG_GAP_MS spaces any two requests' starts)
+#   rig_run NAME CLIENTS REQUESTS   ($RIG_LOAD_FLAGS: bbapp load options for
+#                      the warm-up too; $RIG_LOAD_ARGS: more bbapp load options,
+#                      e.g. "--rate 90 --burst 3:5", an open loop over a pool
+#                      of CLIENTS connections; $RIG_RAMP_MS spreads closed-loop
+#                      clients' starts, $RIG_GAP_MS spaces any two requests'
+#                      starts: the paced rig, off by default)
 #                      warms the nginx upstream connections up (not
 #                      captured), starts bbcap on the bridge (and tcpdump when
 #                      $RIG_PCAP is set), runs the load, stops the capture:
-#                      $T/NAME.tr, $T/NAME.client.log, $T/NAME.pcap.
+#                      $T/NAME.tr, $T/NAME.client.log, $T/NAME.pcap,
+#                      $T/NAME.load (the load's summary: rate, in flight).
 # Needs $T (scratch directory, absolute), $BB_BIN, $BB_SRC and root.
 #
-# The servers and the load client run under the lowest real-time priority
-# (chrt -f 1; RIG_RT=0: not) when the kernel allows it: on a machine shared
-# with builds, a server descheduled for tens of milliseconds between a
-# request's arrival and its calls lets other requests arrive in between,
-# which is the rig's own noise, not bb's (docs/accuracy.md). They sleep
-# most of the time (about 25 requests/s), so the rest of the machine loses
-# little.
+# RIG_RT=1 runs the servers and the load client under the lowest real-time
+# priority (chrt -f 1) when the kernel allows it: on a machine shared with
+# builds, a server descheduled for tens of milliseconds between a request's
+# arrival and its calls lets other requests arrive in between. Users' servers
+# run at normal priority, so that is the default (docs/accuracy.md, "The rig
+# at real load"); RIG_RT=1 with RIG_GAP_MS=20 is the paced rig of "The real
+# multi-tier rig".
 
-RIG_NODES="client nginx app1 app2 auth redis memcached pg dns"
+RIG_NODES=${RIG_NODES:-"client nginx app1 app2 auth redis memcached pg dns"}
+RIG_ENTRY=${RIG_ENTRY:-nginx:80} # NODE:PORT the load client sends to
 RIG_MIX=${RIG_MIX:-cart=45,item=25,static=20,login=6,lookup=4}
 RIG_RENDER=${RIG_RENDER:-50:150}
 rig_pids=""
 rig_rt="" # the servers' priority (see above); unquoted where used
-if [ "${RIG_RT:-1}" != 0 ] && chrt -f 1 true 2>/dev/null; then
+if [ "${RIG_RT:-0}" != 0 ] && chrt -f 1 true 2>/dev/null; then
 	rig_rt="chrt -f 1"
 fi
 rig_pgdata=""
@@ -137,7 +145,8 @@ rig_apps() {
 	done
 }
 
-rig_servers() {
+# rig_stores: redis, memcached, PostgreSQL, and dnsmasq when there is a dns node
+rig_stores() {
 	# shellcheck disable=SC2086
 	ip netns exec "$(ns redis)" $rig_rt redis-server --bind "$(ip_of redis)" --port 6379 --protected-mode no \
 		--daemonize no --save '' --appendonly no --logfile "$T/redis.log" &
@@ -146,11 +155,15 @@ rig_servers() {
 	ip netns exec "$(ns memcached)" $rig_rt memcached -l "$(ip_of memcached)" -p 11211 -U 0 -u root -t 2 \
 		2>"$T/memcached.err" &
 	rig_pids="$rig_pids $!"
+	case " $RIG_NODES " in
+	*" dns "*)
 	# shellcheck disable=SC2086
 	ip netns exec "$(ns dns)" $rig_rt dnsmasq -k --no-resolv --no-hosts --listen-address="$(ip_of dns)" \
 		--bind-interfaces --address=/rig.test/10.9.9.9 --pid-file="$T/dnsmasq.pid" \
 		--user=root --cache-size=0 2>"$T/dnsmasq.err" &
 	rig_pids="$rig_pids $!"
+	;;
+	esac
 	pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 	rig_pgdata=$(mktemp -d)
 	chown postgres "$rig_pgdata"
@@ -163,6 +176,10 @@ rig_servers() {
 		>"$T/pg_ctl.log" 2>&1 || { echo "FAIL: pg_ctl"; cat "$T/pg_ctl.log" "$rig_pgdata/pg.log"; return 1; }
 	wait_tcp redis 6379 redis || return 1
 	wait_tcp memcached 11211 memcached || return 1
+}
+
+rig_servers() {
+	rig_stores || return 1
 	# shellcheck disable=SC2086
 	ip netns exec "$(ns auth)" $rig_rt "$BB_BIN/bbapp" serve --name auth --listen "$(ip_of auth):8000" \
 		--config "$BB_SRC/tests/rig/auth.conf" --log "$T/auth.log" --pool 16 \
@@ -209,18 +226,22 @@ NGEOF
 	wait_tcp nginx 80 nginx
 }
 
-rig_load() { # NAME CLIENTS REQUESTS LOG [RAMP_MS]
+rig_load() { # NAME CLIENTS REQUESTS LOG [RAMP_MS [MORE OPTIONS]]
+	_n=$1 _c=$2 _r=$3 _l=$4 _ramp=${5:-0}
+	shift 4
+	[ $# -gt 0 ] && shift
 	# shellcheck disable=SC2086
-	ip netns exec "$(ns client)" $rig_rt "$BB_BIN/bbapp" load --target "$(ip_of nginx):80" --clients "$2" \
-		--requests "$3" --mix "$RIG_MIX" --seed "$2" --id "$1" --log "$4" --ramp "${5:-0}" \
-		--gap "${RIG_GAP_MS:-0}"
+	ip netns exec "$(ns client)" $rig_rt "$BB_BIN/bbapp" load --target "$(ip_of "${RIG_ENTRY%:*}"):${RIG_ENTRY#*:}" --clients "$_c" \
+		--requests "$_r" --mix "$RIG_MIX" --seed "$_c" --id "$_n" --log "$_l" --ramp "$_ramp" \
+		--gap "${RIG_GAP_MS:-0}" "$@"
 }
 
 rig_run() {
 	name=$1 clients=$2 requests=$3
 	# warm-up: nginx opens its upstream keep-alive connections now, so the
 	# capture picks them up mid-stream, like the app tier's pools
-	rig_load "$name-w" "$clients" "$clients" "$T/warmup.log" ||
+	# shellcheck disable=SC2086
+	rig_load "$name-w" "$clients" "$clients" "$T/warmup.log" 0 ${RIG_LOAD_FLAGS:-} >/dev/null ||
 		{ echo "FAIL: warm-up load"; return 1; }
 	if [ -n "${RIG_PCAP:-}" ]; then
 		tcpdump -i "$br" --time-stamp-precision=nano -w "$T/$name.pcap" -s 0 -B 32768 2>"$T/$name.tcpdump.err" &
@@ -238,8 +259,10 @@ rig_run() {
 	done
 	sleep 0.5
 	start=$(date +%s.%N)
-	rig_load "$name" "$clients" "$requests" "$T/$name.client.log" "${RIG_RAMP_MS:-0}" ||
-		{ echo "FAIL: load $name"; return 1; }
+	# shellcheck disable=SC2086
+	rig_load "$name" "$clients" "$requests" "$T/$name.client.log" "${RIG_RAMP_MS:-0}" \
+		${RIG_LOAD_FLAGS:-} ${RIG_LOAD_ARGS:-} >"$T/$name.load" ||
+		{ echo "FAIL: load $name"; cat "$T/$name.load"; return 1; }
 	end=$(date +%s.%N)
 	sleep 0.5
 	kill -INT $cap
@@ -252,4 +275,5 @@ rig_run() {
 		"bbcap: $(sed -n 's/^\([0-9]*\) packets captured$/\1/p' "$T/$name.bbcap.err") packets," \
 		"$(sed -n 's/^\([0-9]*\) packets dropped by kernel$/\1/p' "$T/$name.bbcap.err") dropped," \
 		"$(grep -c '	CALL	' "$T/$name.tr") calls"
+	sed "s/^load: /  /" "$T/$name.load"
 }

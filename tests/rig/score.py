@@ -7,6 +7,12 @@
 #   score.py delay NORMAL_JSON DELAY_JSON CLIENT_LOG SERVICE_LOG... --type T
 #                  --via NODE --node NODE --ms MS [--tol 0.10]
 #   score.py conv NORMAL_CONV_JSON DELAY_CONV_JSON --from NODE --to NODE --ms MS
+#   score.py join TRACE HOSTS CLIENT_LOG SERVICE_LOG...   the trace with path=
+#                  on every record whose call the logs hold (--conn-log logs)
+#
+# The logs are bbapp's, of either form (bbapp.c): per request id (the first
+# app), or --conn-log (the second app: no id on the wire). The form is told by
+# the client log's first line.
 #
 # A log line (bbapp) is: ID NODE TYPE T0_NS T1_NS CALLS, CALLS being
 # "NAME@T0@T1" items in the order they were sent, or "-", or "ERR". The true
@@ -25,26 +31,31 @@ import sys
 from collections import Counter
 
 
-def read_logs(paths):
-    """{id: {node: (type, t0, t1, [(name, t0, t1), ...] or None)}}"""
-    by_id = {}
+def log_lines(paths, nfields, what):
+    """The tab-separated fields of every line of bbapp logs, the last one
+    (CALLS) parsed: None for ERR, [] for "-", else the "@"-separated items,
+    their names kept and the rest made integers (ip:port ends stay text)."""
     for path in paths:
         with open(path) as f:
             for n, line in enumerate(f, 1):
                 parts = line.rstrip("\n").split("\t")
-                if len(parts) != 6:
-                    sys.exit("score.py: error: %s:%d: not a bbapp log line" % (path, n))
-                rid, node, typ, t0, t1, calls = parts
-                if calls == "ERR":
-                    items = None
-                elif calls == "-":
-                    items = []
-                else:
-                    items = []
+                if len(parts) != nfields:
+                    sys.exit("score.py: error: %s:%d: not a %s line" % (path, n, what))
+                calls = parts[-1]
+                items = None if calls == "ERR" else []
+                if calls not in ("ERR", "-"):
                     for c in calls.split(" "):
-                        name, c0, c1 = c.split("@")
-                        items.append((name, int(c0), int(c1)))
-                by_id.setdefault(rid, {})[node] = (typ, int(t0), int(t1), items)
+                        f_ = c.split("@")
+                        items.append(tuple(v if ":" in v or i == 0 else int(v)
+                                           for i, v in enumerate(f_)))
+                yield parts[:-1] + [items]
+
+
+def read_logs(paths):
+    """{id: {node: (type, t0, t1, [(name, t0, t1), ...] or None)}}"""
+    by_id = {}
+    for rid, node, typ, t0, t1, items in log_lines(paths, 6, "bbapp log"):
+        by_id.setdefault(rid, {})[node] = (typ, int(t0), int(t1), items)
     return by_id
 
 
@@ -93,6 +104,76 @@ def true_trees(client_log, service_logs):
     return trees, failed, kinds
 
 
+def truth_of(first, rest):
+    """The true trees of a run: from bbapp's per-request logs (CLIENT_LOG
+    SERVICE_LOG...), or from its --conn-log logs."""
+    with open(first) as f:
+        line = f.readline()
+    if line.startswith("client\t"):
+        return conn_truth(first, rest)
+    return true_trees(first, rest)
+
+
+def read_conn_logs(paths):
+    """--conn-log lines: [(node, local, peer, order, type, t0, t1, calls)],
+    calls None (ERR) or [(backend, local, remote, order, t0, t1), ...]."""
+    return [(node, local, peer, int(order), typ, int(t0), int(t1), items)
+            for node, local, peer, order, typ, t0, t1, items
+            in log_lines(paths, 8, "bbapp --conn-log")]
+
+
+def conn_requests(client_log, service_logs):
+    """The client's requests [(client line, served or None)] and the
+    services' requests by (client end, server end, order on the connection):
+    a call and the request it made are the same key seen from both ends."""
+    clients = read_conn_logs([client_log])
+    # only the services' requests of this run (logs may hold several runs,
+    # whose connections could reuse a port)
+    lo = min((r[5] for r in clients), default=0) - 10**9
+    hi = max((r[6] for r in clients), default=0) + 10**9
+    served = {}
+    for r in read_conn_logs(service_logs):
+        if lo <= r[5] <= hi:
+            served[(r[2], r[1], r[3])] = r
+    return [(r, served.get((r[1], r[2], r[3]))) for r in clients], served
+
+
+def conn_subtree(req, served):
+    """NAME(CHILD,...) of a served request, None when a call failed."""
+    if req[7] is None:
+        return None
+    kids = []
+    for b, cl, cr, co, _, _ in req[7]:
+        sub = served.get((cl, cr, co))
+        if sub is None:
+            kids.append(b)
+            continue
+        k = conn_subtree(sub, served)
+        if k is None:
+            return None
+        kids.append(k)
+    return req[0] + paren(kids)
+
+
+def conn_truth(client_log, service_logs):
+    reqs, served = conn_requests(client_log, service_logs)
+    trees = Counter()
+    kinds = {}
+    failed = 0
+    for c, srv in reqs:
+        if c[7] is None or srv is None:
+            failed += 1
+            continue
+        sub = conn_subtree(srv, served)
+        if sub is None:
+            failed += 1
+            continue
+        tree = "client(%s)" % sub
+        trees[tree] += 1
+        kinds[tree] = (c[4], srv[0])
+    return trees, failed, kinds
+
+
 def paren(kids):
     return "(" + ",".join(kids) + ")" if kids else ""
 
@@ -127,7 +208,7 @@ def opt(args, name, default=None, conv=str):
 
 
 def cmd_truth(args):
-    trees, failed, kinds = true_trees(args[0], args[1:])
+    trees, failed, kinds = truth_of(args[0], args[1:])
     total = sum(trees.values())
     print("%d requests, %d failed, %d true patterns" % (total, failed, len(trees)))
     for k in top(trees, len(trees)):
@@ -139,7 +220,11 @@ def cmd_nest(args):
     n = opt(args, "--top", 5, int)
     tol = opt(args, "--tol", 0.05, float)
     label = opt(args, "--label", "")
-    trees, failed, kinds = true_trees(args[0], args[2:])
+    max_wrong = opt(args, "--max-wrong", None, float)
+    brief = "--brief" in args
+    if brief:
+        args.remove("--brief")
+    trees, failed, kinds = truth_of(args[0], args[2:])
     pats, _, d = inferred(args[1])
     keys = set(trees) | set(pats)
     ifp = sum(max(0, pats[k] - trees[k]) for k in keys)
@@ -148,6 +233,8 @@ def cmd_nest(args):
     pfn = sum(1 for k in trees if k not in pats)
     total = sum(trees.values())
     ok = True
+    if brief:
+        return nest_brief(label, trees, pats, failed, ifn, total, n, tol, max_wrong)
     print("%s%d true instances (%d requests failed), %d inferred; patterns: %d true, %d inferred,"
           " %d false positive, %d false negative; instances: %d false positive (%.2f%%),"
           " %d false negative (%.2f%%)"
@@ -176,6 +263,34 @@ def cmd_nest(args):
     return 0 if ok else 1
 
 
+def nest_brief(label, trees, pats, failed, ifn, total, n, tol, max_wrong):
+    """One line: the share of true instances not inferred (bbnest --truth's
+    instance false negatives / true instances), the worst top-n count error,
+    and whether the checks hold (the top-n patterns each within tol, and the
+    share at most max_wrong when given). Exit status 1 when they do not, 2
+    when the run itself is bad (requests failed, or fewer or more instances
+    inferred than requests made: not all captured)."""
+    tt, ti = top(trees, n), top(pats, n)
+    worst = 0.0
+    misses = 0
+    for k in tt:
+        dev = (pats[k] - trees[k]) / trees[k]
+        if abs(dev) > abs(worst):
+            worst = dev
+        if k not in ti:
+            misses += 1
+    wrong = ifn / max(total, 1)
+    ok = misses == 0 and abs(worst) <= tol and set(tt) == set(ti)
+    if max_wrong is not None and wrong > max_wrong:
+        ok = False
+    rig = ""
+    if failed or sum(pats.values()) != total:
+        rig = " (%d requests failed, %d instances inferred)" % (failed, sum(pats.values()))
+    print("%s%5.1f%% (%d/%d) | %+.1f%%, %d missed | %s%s"
+          % (label, 100 * wrong, ifn, total, 100 * worst, misses, "met" if ok else "NOT MET", rig))
+    return 2 if rig else 0 if ok else 1
+
+
 def walk(node, path=None):
     """(path of names from the root, node) for every node of a pattern; a
     child is named NAME#K, K its rank among its same-name siblings."""
@@ -198,7 +313,7 @@ def cmd_delay(args):
     min_count = opt(args, "--min-count", 20, int)
     p0, nodes0, _ = inferred(args[0])
     p1, nodes1, _ = inferred(args[1])
-    trees, _, kinds = true_trees(args[2], args[3:])
+    trees, _, kinds = truth_of(args[2], args[3:])
     # the pattern of the delayed requests, by the truth
     want = [k for k in trees if kinds[k] == (typ, via)]
     if len(want) != 1:
@@ -276,11 +391,146 @@ def cmd_conv(args):
     return 0 if ok else 1
 
 
+def cmd_join(args):
+    """Every CALL and RET of the trace gets path=N, N the client request it
+    belongs to by the logs (the N-th line of the client log). The calls seen
+    on a trace connection (its id's cN) are consecutive calls of one logged
+    connection between the same two nodes (the capture loses none): the
+    j-th is the logged call of order K + j. The connection and K are those
+    whose logged send and receive times (t0, t1) are nearest the times the
+    calls and their returns were seen (each seen within [-1, +200] ms of
+    them, the sum of the distances the least), each logged connection
+    joined to one trace connection at most. A call whose sender was
+    descheduled between taking its time and sending (tens of ms on a loaded
+    machine) still gets its path. A call left without one, or a path whose
+    calls in the trace (caller, callee pairs) are not those of its logged
+    tree, makes the exit status 1."""
+    import bisect
+    trace, hosts, client_log, service_logs = args[0], args[1], args[2], args[3:]
+    name_of = {}
+    with open(hosts) as f:
+        for line in f:
+            p = line.split()
+            if len(p) >= 2:
+                name_of[p[0]] = p[1]
+    reqs, served = conn_requests(client_log, service_logs)
+    # every logged call: (caller end, callee end) -> {order: (t0, t1, path)}
+    calls = {}
+    want = {}  # path -> Counter of its (caller, callee) calls, by the logs
+
+    def walk_calls(req, pid):
+        for b, cl, cr, co, c0, c1 in req[7] or []:
+            calls.setdefault((cl, cr), {})[co] = (c0, c1, pid)
+            want[pid][(req[0], b)] += 1
+            sub = served.get((cl, cr, co))
+            if sub is not None:
+                walk_calls(sub, pid)
+
+    for i, (c, srv) in enumerate(reqs):
+        calls.setdefault((c[1], c[2]), {})[c[3]] = (c[5], c[6], i + 1)
+        want[i + 1] = Counter()
+        if srv is not None:
+            want[i + 1][("client", srv[0])] += 1
+            walk_calls(srv, i + 1)
+    by_pair, starts = {}, {}
+    for (cl, cr), v in calls.items():
+        starts[(cl, cr)] = sorted((x[0], o) for o, x in v.items())
+        pair = (name_of.get(cl.rsplit(":", 1)[0]), name_of.get(cr.rsplit(":", 1)[0]))
+        by_pair.setdefault(pair, []).append((cl, cr))
+    lines = []
+    conns = {}  # (src, dst, cN) -> [[call time, return time, line index]]
+    ret_of = {}  # (src, dst, id) of the call -> its return time
+    with open(trace) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            lines.append(line)
+            if line.startswith("#") or not line.strip():
+                continue
+            p = line.split("\t")
+            a, b = p[0].split(".")
+            t = int(a) * 10**9 + int(b.ljust(9, "0"))
+            if p[1] == "CALL":
+                conns.setdefault((p[2], p[3], p[4].split(".")[0]), []).append(
+                    [t, None, len(lines) - 1])
+            elif p[1] == "RET":
+                ret_of[(p[3], p[2], p[4])] = t
+    for key, tcalls in conns.items():
+        for c in tcalls:
+            c[1] = ret_of.get((key[0], key[1], lines[c[2]].split("\t")[4]))
+    lo, hi = -10**6, 200 * 10**6
+
+    def fit(tcalls, tup, k):
+        """(calls placed, sum of time distances) with call j = order k + j"""
+        v = calls[tup]
+        n = err = 0
+        for j, (t, r, _) in enumerate(tcalls):
+            x = v.get(k + j)
+            if x is None or not lo <= t - x[0] <= hi or \
+                    (r is not None and not lo <= x[1] - r <= hi):
+                continue
+            n += 1
+            err += abs(t - x[0]) + (abs(x[1] - r) if r is not None else 0)
+        return n, err
+
+    scored = []
+    for key, tcalls in conns.items():
+        for tup in by_pair.get((key[0], key[1]), []):
+            st = starts[tup]
+            ks = set()
+            for j, (t, _, _) in enumerate(tcalls[:3]):
+                i = bisect.bisect_left(st, (t - hi, -1))
+                while i < len(st) and st[i][0] <= t - lo:
+                    ks.add(st[i][1] - j)
+                    i += 1
+            for k in ks:
+                n, err = fit(tcalls, tup, k)
+                if n:
+                    scored.append((-n, err, key, tup, k))
+    scored.sort()
+    taken, mapped = set(), {}
+    for _, _, key, tup, k in scored:
+        if key in mapped or tup in taken:
+            continue
+        mapped[key] = (tup, k)
+        taken.add(tup)
+    path_of_id = {}
+    have = {}
+    n_calls = n_path = 0
+    for key, tcalls in conns.items():
+        n_calls += len(tcalls)
+        if key not in mapped:
+            continue
+        tup, k = mapped[key]
+        for j, (t, r, li) in enumerate(tcalls):
+            x = calls[tup].get(k + j)
+            if x is not None and lo <= t - x[0] <= hi:
+                n_path += 1
+                path_of_id[(key[0], key[1], lines[li].split("\t")[4])] = x[2]
+                have.setdefault(x[2], Counter())[(key[0], key[1])] += 1
+    out = sys.stdout
+    for line in lines:
+        if line.startswith("#") or not line.strip():
+            out.write(line + "\n")
+            continue
+        p = line.split("\t")
+        k = (p[2], p[3], p[4]) if p[1] == "CALL" else (p[3], p[2], p[4])
+        pid = path_of_id.get(k)
+        out.write(line + ("\tpath=%d" % pid if pid is not None else "") + "\n")
+    logged = sum(len(v) for v in calls.values())
+    bad = sum(1 for k in want if want[k] != have.get(k, Counter()))
+    sys.stderr.write("join: %d of %d calls in the trace have a true path (%d logged calls, %d"
+                     " client requests, %d connections joined); %d paths whose calls in the"
+                     " trace are not their logged tree's\n"
+                     % (n_path, n_calls, logged, len(reqs), len(mapped), bad))
+    return 0 if n_path == n_calls and bad == 0 else 1
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__ if __doc__ else "usage: score.py truth|nest|delay|conv ...")
     cmd, args = sys.argv[1], sys.argv[2:]
-    f = {"truth": cmd_truth, "nest": cmd_nest, "delay": cmd_delay, "conv": cmd_conv}.get(cmd)
+    f = {"truth": cmd_truth, "nest": cmd_nest, "delay": cmd_delay, "conv": cmd_conv,
+         "join": cmd_join}.get(cmd)
     if f is None:
         sys.exit("score.py: error: unknown command %s" % cmd)
     sys.exit(f(args))

@@ -397,6 +397,26 @@ static void t_mc_gap(void)
 	fake_free(f);
 }
 
+/* Picked up mid-stream (a pool opened before the capture), where every reply
+ * is a bare status line ("END\r\n": cache misses; "VERSION ..."): the hunt
+ * for a message start reads the line without its CR, so they are replies. */
+static void t_mc_midstream_status(void)
+{
+	struct fake *f = fake_new(&bb_dec_memcache, BB_TR_TCP);
+	bb_dec_memcache.gap(f->state, &f->ctx, 0, 0);
+	bb_dec_memcache.gap(f->state, &f->ctx, 1, 0);
+	for (int i = 0; i < 3; i++) {
+		feed(f, 0, "get user:17\r\n", 13);
+		feed(f, 1, "END\r\n", 5);
+	}
+	feed(f, 0, "version\r\n", 9);
+	feed(f, 1, "VERSION 1.6.18\r\n", 16);
+	CHECK_INT(count_op(f, BB_CALL), 4);
+	CHECK_INT(count_op(f, BB_RET), 4);
+	CHECK_INT(f->st.unmatched_ret, 0);
+	fake_free(f);
+}
+
 /* ---- thrift -------------------------------------------------------------------- */
 
 static size_t put32(uint8_t *b, uint32_t v)
@@ -528,6 +548,7 @@ static const struct unit_test tests[] = {
 	{"mc_binary_split", t_mc_binary_split},
 	{"mc_udp", t_mc_udp},
 	{"mc_gap", t_mc_gap},
+	{"mc_midstream_status", t_mc_midstream_status},
 	{"thrift_binary_split", t_thrift_binary_split},
 	{"thrift_compact_split", t_thrift_compact_split},
 	{"thrift_gap", t_thrift_gap},
