@@ -86,8 +86,8 @@ struct node_list {
 	uint64_t ncalls; /* pass 1: call pairs into this node (--reassign) */
 	uint64_t nobs;   /* pass 1: of them, with children all sure (--reassign) */
 	uint32_t smin, smax; /* pass 1: fewest and most sure children of those (--global) */
-	uint64_t pobs, povl; /* pass 1: calls into it with 2-4 children all sure, and of
-	                        them, ones with two children overlapping in time */
+	uint64_t pobs, povl; /* pass 1: pairs of sure children of one call into it, and
+	                        of them, pairs that overlapped in time */
 	int parallel;        /* its calls make calls in parallel: no overlap penalty */
 	uint32_t clast;      /* pass 1: 1 + the CALL record of the last call into this
 	                        node that returned with tokens, or 0 (nest_content.c) */
@@ -196,8 +196,8 @@ struct pattern {
  * c before "at most one child into c" is refuted (nest_score.c conflict). */
 #define NEST_ONCE_EXPECT 5.0
 
-/* A node makes parallel calls when at least NEST_PAR_SHARE of its calls
- * seen with 2-4 sure children, and NEST_PAR_MIN of them, had two at once. */
+/* A node makes parallel calls when at least NEST_PAR_SHARE of the pairs of
+ * sure children of its calls, and NEST_PAR_MIN pairs, overlapped in time. */
 #define NEST_PAR_MIN 10
 #define NEST_PAR_SHARE 0.1
 
