@@ -374,12 +374,14 @@ static int fill(struct bb_mt_gen *g, struct slot *s, int64_t start_ns)
 	}
 }
 
-/* ---- the slot heap, keyed by (next message time, slot index) ---- */
+/* ---- the slot heap, keyed by (next message time, or next arrival, slot index) ---- */
 
 static int slot_less(const struct bb_mt_gen *g, uint32_t a, uint32_t b)
 {
-	int64_t ta = g->slots[a].buf[g->slots[a].pos].ts_ns;
-	int64_t tb = g->slots[b].buf[g->slots[b].pos].ts_ns;
+	/* an ordered run keys its slots by their next arrival (run_ordered) */
+	const struct slot *sa = &g->slots[a], *sb = &g->slots[b];
+	int64_t ta = g->cfg->ordered ? sa->next_ns : sa->buf[sa->pos].ts_ns;
+	int64_t tb = g->cfg->ordered ? sb->next_ns : sb->buf[sb->pos].ts_ns;
 	return ta < tb || (ta == tb && a < b);
 }
 
@@ -730,28 +732,6 @@ void bb_mt_gen_free(struct bb_mt_gen *g)
  * the generator meets them: instances by start, the calls of an instance in
  * its step order. */
 
-static int arr_less(const struct bb_mt_gen *g, uint32_t a, uint32_t b)
-{
-	int64_t ta = g->slots[a].next_ns, tb = g->slots[b].next_ns;
-	return ta < tb || (ta == tb && a < b);
-}
-
-static void arr_down(struct bb_mt_gen *g, uint32_t i)
-{
-	uint32_t *h = g->heap, n = g->nheap, x = h[i];
-	for (;;) {
-		uint32_t l = 2 * i + 1, m;
-		if (l >= n)
-			break;
-		m = (l + 1 < n && arr_less(g, h[l + 1], h[l])) ? l + 1 : l;
-		if (!arr_less(g, h[m], x))
-			break;
-		h[i] = h[m];
-		i = m;
-	}
-	h[i] = x;
-}
-
 /* Generates the arrival of slot s at s->next_ns (one to burst_max instances,
  * all starting then) into the pending heap, and sets the slot's next arrival:
  * an exponential gap later with a rate, else a think time after the last of
@@ -817,7 +797,7 @@ static void run_ordered(struct bb_mt_gen *g)
 			g->heap[g->nheap++] = i;
 	}
 	for (uint32_t i = g->nheap / 2; i-- > 0;)
-		arr_down(g, i);
+		heap_down(g, i);
 	while ((g->nheap || g->pq.n) && g->generated < g->max_msgs && !g->werr && !g->overflow) {
 		if (g->nheap && (!g->pq.n || g->slots[g->heap[0]].next_ns <= g->pq.a[0].ts_ns)) {
 			struct slot *s = &g->slots[g->heap[0]];
@@ -825,7 +805,7 @@ static void run_ordered(struct bb_mt_gen *g)
 			if (s->next_ns >= g->tend_ns)
 				g->heap[0] = g->heap[--g->nheap];
 			if (g->nheap)
-				arr_down(g, 0);
+				heap_down(g, 0);
 			continue;
 		}
 		struct ev e = g->pq.a[0];
