@@ -242,6 +242,11 @@ void nest_bound_solve(struct bb_nest *n)
 		}
 	}
 	n->st.bound_children = taught;
+	if (!taught) {
+		/* no true pair (no path= attributes): nothing to learn, no bound */
+		nest_bound_free(n);
+		return;
+	}
 	/* the flow solver of --global, with the true counts as capacities and no
 	 * penalties (the counts already say how many children a call has) */
 	double py = n->p.penalty_y, pz = n->p.penalty_z;
