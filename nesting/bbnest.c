@@ -492,8 +492,11 @@ int main(int argc, char **argv)
 		if (bound_used) {
 			bb_nest_compare(bnd, orc, &ab);
 			bb_nest_set_bound(oracle ? orc : inf, &ab);
-		} else if (!status && !quiet && sb.children) {
+		} else if (!status && !quiet && sb.children && !sb.replayed) {
 			warn_unused(name, "--bound", "messages or candidates");
+		} else if (!status && !quiet && sb.children) {
+			fprintf(stderr, "%s: warning: %s: --bound not used: no call has its true parent "
+			                "(path=) among its candidates\n", prog, name);
 		}
 	}
 	if (in != stdin)

@@ -27,8 +27,9 @@ pen="--penalty 0,2,2 --smooth 2"
 rg="--return-score --global"
 
 if [ $# -eq 0 ]; then
-	# by workload, then by rate
-	set -- $(cd "$dir" && ls -- *.json | sort -t r -k1,1 -k2n)
+	# by workload, then by rate (the names have no white space)
+	# shellcheck disable=SC2046,SC2012
+	set -- $(cd "$dir" && ls -- *.json | sort -V)
 fi
 
 # share of path instances wrong, in percent: instance false negatives / true instances
