@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,6 +64,9 @@ static void usage(FILE *f)
 	        "      --reorder-window DUR hold records DUR to write them in time order (2s)\n"
 	        "      --max-streams N      concurrent TCP streams (default 65536)\n"
 	        "      --reassembly ENGINE  TCP reassembly: bbcap (default) or libnids\n"
+	        "      --token-salt STRING  key of the tok= and ctx= hashes (default: random\n"
+	        "                           per run); the same salt links several traces\n"
+	        "      --no-tokens          write no tok= (content tokens) nor ctx= (context)\n"
 	        "  -q, --quiet              no summary on standard error\n"
 	        "  -v, --verbose            more detail in the summary; one line per malformed\n"
 	        "                           message\n"
@@ -124,6 +128,9 @@ static void print_summary(struct bb_cap *c, int verbose)
 			        (unsigned long long)d->resync);
 		if (d->opaque)
 			fprintf(stderr, ", %llu opaque (encrypted)", (unsigned long long)d->opaque);
+		if (d->queue_full)
+			fprintf(stderr, ", %llu calls unpaired (reply queue full)",
+			        (unsigned long long)d->queue_full);
 		fputc('\n', stderr);
 	}
 	if (verbose)
@@ -243,8 +250,41 @@ static int drop_root(const char *user)
 
 enum {
 	OPT_DURATION = 256, OPT_SERVER_PORTS, OPT_NAMES, OPT_DECODE_AS, OPT_NO_DECODER,
-	OPT_LIST, OPT_VERSION, OPT_REORDER, OPT_MAX_STREAMS, OPT_REASSEMBLY
+	OPT_LIST, OPT_VERSION, OPT_REORDER, OPT_MAX_STREAMS, OPT_REASSEMBLY, OPT_TOKEN_SALT,
+	OPT_NO_TOKENS
 };
+
+/* The tok=/ctx= key from --token-salt, or from 16 random bytes; "#tokens"
+ * says which (never the salt). Returns 0, or -1 when no randomness. */
+static int token_key(struct bb_cap_opts *o, const char *salt, int off, char *meta, size_t cap)
+{
+	if (off) {
+		snprintf(meta, cap, "tokens off");
+		return 0;
+	}
+	o->tokens = 1;
+	if (salt) {
+		bb_tok_key_derive(&o->tok_key, salt, strlen(salt));
+		snprintf(meta, cap, "tokens salt=given");
+		return 0;
+	}
+	uint8_t rnd[16];
+	size_t got = 0;
+	while (got < sizeof rnd) {
+		ssize_t k = getrandom(rnd + got, sizeof rnd - got, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			fprintf(stderr, "bbcap: error: getrandom: %s\n", strerror(errno));
+			return -1;
+		}
+		got += (size_t)k;
+	}
+	bb_tok_key_derive(&o->tok_key, rnd, sizeof rnd);
+	memset(rnd, 0, sizeof rnd);
+	snprintf(meta, cap, "tokens salt=random");
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -265,6 +305,8 @@ int main(int argc, char **argv)
 		{"reorder-window", required_argument, NULL, OPT_REORDER},
 		{"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
 		{"reassembly", required_argument, NULL, OPT_REASSEMBLY},
+		{"token-salt", required_argument, NULL, OPT_TOKEN_SALT},
+		{"no-tokens", no_argument, NULL, OPT_NO_TOKENS},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -275,8 +317,8 @@ int main(int argc, char **argv)
 	struct bb_err err;
 	const char **files = NULL;
 	size_t nfiles = 0;
-	const char *iface = NULL, *out = "-", *user = NULL;
-	int quiet = 0, verbose = 0, opt;
+	const char *iface = NULL, *out = "-", *user = NULL, *salt = NULL;
+	int quiet = 0, verbose = 0, no_tokens = 0, opt;
 	char *end;
 
 	memset(&o, 0, sizeof o);
@@ -367,6 +409,14 @@ int main(int argc, char **argv)
 				return bad_usage("--reassembly: \"%s\" is neither bbcap nor libnids",
 				                 optarg);
 			break;
+		case OPT_TOKEN_SALT:
+			if (!*optarg)
+				return bad_usage("--token-salt: %sempty salt", "");
+			salt = optarg;
+			break;
+		case OPT_NO_TOKENS:
+			no_tokens = 1;
+			break;
 		case OPT_MAX_STREAMS: {
 			unsigned long v = strtoul(optarg, &end, 10);
 			if (*end || v < 16 || v > (1u << 22))
@@ -394,6 +444,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (salt && no_tokens) {
+		free(files);
+		return bad_usage("%s", "--token-salt and --no-tokens cannot be used together");
+	}
 	if (!nfiles == !iface) {
 		free(files);
 		return bad_usage("%s", nfiles ? "-r and -i cannot be used together"
@@ -418,6 +472,12 @@ int main(int argc, char **argv)
 	if (verbose)
 		o.log = log_line;
 	int rc = 1;
+	char tokline[64];
+	if (token_key(&o, salt, no_tokens, tokline, sizeof tokline) < 0) {
+		free(filter);
+		free(files);
+		return 1;
+	}
 	struct bb_writer *w = bb_writer_open(out, &err);
 	struct bb_cap *c = NULL;
 	if (!w) {
@@ -466,6 +526,7 @@ int main(int argc, char **argv)
 	    access(out, R_OK | W_OK) == 0)
 		regular = 1;
 	bb_writer_meta(w, src, NULL);
+	bb_writer_meta(w, tokline, NULL);
 	if (regular) {
 		/* Rewritten in place at the end with the final counts. */
 		int k = snprintf(capline, sizeof capline, "capture pending");

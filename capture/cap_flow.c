@@ -75,6 +75,7 @@ static struct cap_conn *conn_new(struct bb_cap *c, unsigned tr, uint32_t sa, uin
 	k->ctx.time_at = time_at;
 	k->ctx.emit = emit;
 	k->ctx.arg = k;
+	k->ctx.tok_key = c->o.tokens ? &c->o.tok_key : NULL;
 	return k;
 }
 

@@ -116,6 +116,8 @@ struct cap_rec {
 	char id[96];
 	char req[128];
 	uint16_t id_len, req_len;
+	uint8_t has_toks;               /* toks holds tok= or ctx= */
+	struct bb_dec_toks toks;
 };
 
 struct cap_src {

@@ -138,10 +138,34 @@ static size_t end_format(struct bb_cap *c, int64_t ns, char *buf)
 	return c->end_len + 9;
 }
 
+/* tok= and ctx= of r into at (up to two), their text in tok and ctx. */
+static size_t tok_attrs(const struct cap_rec *r, struct bb_attr *at, char *tok, char *ctx)
+{
+	size_t na = 0;
+	if (!r->has_toks)
+		return 0;
+	size_t tl = bb_tok_format(&r->toks, tok, BB_TOK_MAX * 17);
+	if (tl) {
+		at[na].key = "tok";
+		at[na].key_len = 3;
+		at[na].val = tok;
+		at[na].val_len = (uint32_t)tl;
+		na++;
+	}
+	if (bb_tok_format_ctx(&r->toks, ctx, 17)) {
+		at[na].key = "ctx";
+		at[na].key_len = 3;
+		at[na].val = ctx;
+		at[na].val_len = 16;
+		na++;
+	}
+	return na;
+}
+
 static void write_rec(struct bb_cap *c, const struct cap_rec *r)
 {
-	struct bb_attr at[4];
-	char end[BB_TIME_BUFSZ], len[24];
+	struct bb_attr at[6];
+	char end[BB_TIME_BUFSZ], len[24], tok[BB_TOK_MAX * 17], ctx[17];
 	size_t na = 0;
 	at[na].key = "proto";
 	at[na].key_len = 5;
@@ -172,6 +196,7 @@ static void write_rec(struct bb_cap *c, const struct cap_rec *r)
 	at[na].val = q;
 	at[na].val_len = (uint32_t)(e - q);
 	na++;
+	na += tok_attrs(r, at + na, tok, ctx);
 	if (r->ts_ns < c->last_written_ns)
 		c->st.late++;
 	else
@@ -203,6 +228,9 @@ void cap_out_put(struct cap_conn *k, const struct bb_dec_msg *m)
 	if (rl)
 		memcpy(rp->req, m->req, rl);
 	rp->req_len = (uint16_t)rl;
+	rp->has_toks = m->toks != NULL;
+	if (m->toks)
+		rp->toks = *m->toks;
 	struct cap_key key = {rp->ts_ns, rp->seq, idx};
 	heap_push(c, &key);
 }

@@ -633,6 +633,8 @@ size_t bb_cap_summary(struct bb_cap *c, char *buf, size_t cap)
 		    bb_dec_at(i)->name, (unsigned long long)d->calls, (unsigned long long)d->rets,
 		    (unsigned long long)(d->calls > answered ? d->calls - answered : 0),
 		    (unsigned long long)d->unmatched_ret, (unsigned long long)d->malformed);
+		if (d->queue_full)
+			ADD(",queue_full:%llu", (unsigned long long)d->queue_full);
 	}
 #undef ADD
 	if (cap > 0 && n >= cap)

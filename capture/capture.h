@@ -21,6 +21,8 @@ struct bb_cap_opts {
 	unsigned max_streams;       /* concurrent TCP streams; 0 means BB_CAP_STREAMS */
 	int reassembly;             /* TCP reassembly: BB_CAP_RSM_OWN (0) or BB_CAP_RSM_LIBNIDS */
 	int verbose;                /* log single malformed packets (to the log callback) */
+	int tokens;                 /* 1: decoders write tok= and ctx= hashed with tok_key */
+	struct bb_tok_key tok_key;  /* bb_tok_key_derive of the salt (--token-salt) */
 	/* Live capture only. */
 	int snaplen;                /* 0: 262144 */
 	int buffer_mb;              /* kernel buffer; 0: 32 */

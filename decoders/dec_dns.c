@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "decoders/dec_int.h"
+#include "decoders/dec_tok_int.h"
 
 struct dns_dir {
 	int hunting;            /* after a gap: look for a plausible length prefix */
@@ -112,6 +113,8 @@ static void dns_message(struct dns_state *s, const struct bb_dec_ctx *ctx, int d
 	int resp = flags >> 15;
 	char req[300];
 	int reqlen = 0;
+	struct bb_dec_toks toks;
+	dec_tok_reset(&toks);
 	if (qd >= 1) {
 		char name[256];
 		int nl = read_name(&msg, &r, name, sizeof name);
@@ -119,6 +122,8 @@ static void dns_message(struct dns_state *s, const struct bb_dec_ctx *ctx, int d
 		if (nl < 0 || !bb_rd_ok(&r)) {
 			DEC_COUNT(ctx, malformed);
 		} else {
+			if (!resp)
+				dec_tok_name(&toks, ctx, (const uint8_t *)name, (size_t)nl);
 			const char *tn = type_name(qtype);
 			reqlen = tn ? snprintf(req, sizeof req, "%s %s", name, tn)
 			            : snprintf(req, sizeof req, "%s TYPE%u", name, qtype);
@@ -141,8 +146,8 @@ static void dns_message(struct dns_state *s, const struct bb_dec_ctx *ctx, int d
 		if (!dec_match_take(&s->m, key, &a, &b, &c))
 			DEC_COUNT(ctx, unmatched_ret);
 	}
-	dec_emit(ctx, resp ? BB_RET : BB_CALL, dir, t0, t1, len, ids, (size_t)il,
-	         reqlen > 0 ? req : NULL, (size_t)reqlen);
+	dec_emit_toks(ctx, resp ? BB_RET : BB_CALL, dir, t0, t1, len, ids, (size_t)il,
+	              reqlen > 0 ? req : NULL, (size_t)reqlen, &toks);
 }
 
 /* A TCP length prefix followed by a plausible header (after a gap). */

@@ -17,10 +17,11 @@
 #include <stdlib.h>
 
 #include "decoders/dec_int.h"
+#include "decoders/dec_tok_int.h"
+#include "decoders/dec_ordq_int.h"
 
 #define HTTP_MAX_HEAD (64u * 1024)
 #define HTTP_REQ_MAX 80
-#define HTTP_QUEUE 16
 /* A string literal and its length, as two arguments. */
 #define LIT(s) s, sizeof s - 1
 
@@ -38,22 +39,18 @@ struct http_dir {
 	uint64_t len;
 	uint8_t reqlen;
 	char req[HTTP_REQ_MAX];
+	struct bb_dec_toks toks; /* of the message in progress */
 };
 
 struct http_state {
 	struct http_dir d[2];
 	uint32_t nreq;          /* requests seen */
-	uint8_t qh, qn;         /* FIFO of requests awaiting a final response */
 	uint8_t resynced;       /* responses were lost: re-pair by time */
-	struct {
-		int64_t t0;         /* when the request started */
-		uint32_t ord;
-		uint8_t head;       /* HEAD: the response has no body */
-		uint8_t connect;
-		uint8_t reqlen;
-		char req[HTTP_REQ_MAX];
-	} q[HTTP_QUEUE];
+	struct dec_ordq q;      /* requests awaiting a final response */
 };
+
+/* Flags of a waiting request. */
+enum { Q_HEAD = 1, Q_CONNECT = 2 };
 
 /* The methods, each with the space that ends it, and its length. */
 static const struct {
@@ -268,8 +265,8 @@ static void finish(struct http_state *s, const struct bb_dec_ctx *ctx, int dir)
 	if (!d->pending)
 		return;
 	int il = id_of(id, ctx, d->ord);
-	dec_emit(ctx, (enum bb_op)d->op, dir, d->t0, d->t1, d->len, id, (size_t)il,
-	         d->reqlen ? d->req : NULL, d->reqlen);
+	dec_emit_toks(ctx, (enum bb_op)d->op, dir, d->t0, d->t1, d->len, id, (size_t)il,
+	              d->reqlen ? d->req : NULL, d->reqlen, &d->toks);
 	d->pending = 0;
 	(void)s;
 }
@@ -300,18 +297,9 @@ static int request_head(struct http_state *s, const struct bb_dec_ctx *ctx, stru
 	memcpy(d->req, p, rl);
 	d->reqlen = (uint8_t)rl;
 	d->pending = 1;
-	if (s->qn < HTTP_QUEUE) {
-		unsigned slot = (unsigned)(s->qh + s->qn) % HTTP_QUEUE;
-		s->q[slot].ord = s->nreq;
-		s->q[slot].t0 = t0;
-		s->q[slot].head = memcmp(p, "HEAD ", 5) == 0;
-		s->q[slot].connect = rl >= 8 && memcmp(p, "CONNECT ", 8) == 0;
-		memcpy(s->q[slot].req, p, rl);
-		s->q[slot].reqlen = (uint8_t)rl;
-		s->qn++;
-	} else {
-		DEC_COUNT(ctx, evicted);
-	}
+	unsigned flags = (memcmp(p, "HEAD ", 5) == 0 ? Q_HEAD : 0) |
+	                 (rl >= 8 && memcmp(p, "CONNECT ", 8) == 0 ? Q_CONNECT : 0);
+	dec_ordq_push(&s->q, ctx, HTTP_REQ_MAX, t0, s->nreq, flags, d->req, rl);
 	if (hi->chunked) {
 		d->phase = PH_CHUNK_SIZE;
 	} else if (hi->has_len && hi->clen > 0) {
@@ -322,6 +310,42 @@ static int request_head(struct http_state *s, const struct bb_dec_ctx *ctx, stru
 		return 1;
 	}
 	return 0;
+}
+
+/* Content tokens and context of the head at p (hl bytes, first line
+ * line1): a request's target and non-standard header values, and the
+ * context headers of both requests and responses. */
+static void head_tokens(struct http_dir *d, const struct bb_dec_ctx *ctx, int dir,
+                        const uint8_t *p, size_t hl, size_t line1)
+{
+	dec_tok_reset(&d->toks);
+	if (!dec_tok_on(ctx))
+		return;
+	struct bb_rd r = bb_rd_make(p, hl);
+	if (dir == BB_DIR_C2S) {
+		/* METHOD SP target SP version */
+		struct bb_rd line = bb_rd_sub(&r, line1);
+		long sp1 = bb_rd_findc(&line, ' ');
+		bb_rd_skip(&line, sp1 < 0 ? bb_rd_left(&line) : (size_t)sp1 + 1);
+		long sp2 = bb_rd_findc(&line, ' ');
+		if (sp2 > 0)
+			dec_tok_target(&d->toks, ctx, line.p, (size_t)sp2);
+	} else {
+		bb_rd_skip(&r, line1);
+	}
+	for (;;) {
+		long nl = bb_rd_findc(&r, '\n');
+		if (nl <= 1)
+			return;
+		struct bb_rd lr = bb_rd_sub(&r, (size_t)nl + 1);
+		long colon = bb_rd_findc(&lr, ':');
+		if (colon <= 0)
+			continue;
+		const uint8_t *name = bb_rd_bytes(&lr, (size_t)colon);
+		bb_rd_skip(&lr, 1);
+		size_t vl = trim(lr.p, bb_rd_left(&lr), 0);
+		dec_tok_header(&d->toks, ctx, name, (size_t)colon, lr.p, vl, dir == BB_DIR_C2S);
+	}
 }
 
 /* Parses a response head at p, scanned into hi. Returns 1 when the message
@@ -352,27 +376,25 @@ static int response_head(struct http_state *s, const struct bb_dec_ctx *ctx, str
 		/* Responses were lost with a hole: this one answers the latest
 		 * request sent before it, not the oldest pending (no pipelining
 		 * assumed across a hole). */
-		while (s->qn > 1 && s->q[(s->qh + 1) % HTTP_QUEUE].t0 <= t0) {
-			s->qh = (uint8_t)((s->qh + 1) % HTTP_QUEUE);
-			s->qn--;
-		}
+		dec_ordq_skip_to(&s->q, t0);
 		s->resynced = 0;
 	}
-	if (s->qn > 0) {
-		d->ord = s->q[s->qh].ord;
-		head = s->q[s->qh].head;
-		connect = s->q[s->qh].connect;
-		memcpy(d->req, s->q[s->qh].req, s->q[s->qh].reqlen);
-		d->reqlen = s->q[s->qh].reqlen;
-		if (code >= 200 || code == 101) {
-			s->qh = (uint8_t)((s->qh + 1) % HTTP_QUEUE);
-			s->qn--;
-		}
+	const struct dec_ordq_ent *e;
+	int w = dec_ordq_front(&s->q, &e);
+	if (w == DEC_ORDQ_CALL) {
+		d->ord = e->ord;
+		head = (e->flags & Q_HEAD) != 0;
+		connect = (e->flags & Q_CONNECT) != 0;
+		memcpy(d->req, e->req, e->reqlen);
+		d->reqlen = (uint8_t)e->reqlen;
 	} else {
+		/* None waits, or its request found the queue full. */
 		d->ord = 0;
 		d->reqlen = 0;
 		DEC_COUNT(ctx, unmatched_ret);
 	}
+	if (w != DEC_ORDQ_EMPTY && (code >= 200 || code == 101))
+		dec_ordq_pop(&s->q);
 	if (code == 101 || (connect && code >= 200 && code < 300)) {
 		/* The connection now carries another protocol. */
 		s->d[BB_DIR_C2S].phase = PH_OPAQUE;
@@ -456,6 +478,7 @@ static size_t http_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint6
 				bb_rd_skip(&r, 1);
 				continue;
 			}
+			head_tokens(d, ctx, dir, r.p, hl, hi.line1);
 			bb_rd_skip(&r, hl);
 			d->t0 = t0;
 			d->t1 = dec_time(ctx, dir, pos + off + hl - 1);
@@ -576,7 +599,7 @@ static void http_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t l
 	d->hunting = 1;
 	if (dir == BB_DIR_C2S) {
 		/* Requests may be lost: replies can no longer be paired by order. */
-		s->qn = 0;
+		dec_ordq_clear(&s->q);
 	} else {
 		s->resynced = 1;
 	}
@@ -588,6 +611,12 @@ static void http_end(void *st, const struct bb_dec_ctx *ctx)
 	/* A body delimited by the close ends here; others were cut short. */
 	for (int dir = 0; dir < 2; dir++)
 		finish(s, ctx, dir);
+}
+
+static void http_free(void *st)
+{
+	struct http_state *s = st;
+	dec_ordq_free(&s->q);
 }
 
 /* 1 when the head at p asks for "Upgrade: h2c": dec_http2.c takes that
@@ -628,5 +657,5 @@ const struct bb_decoder bb_dec_http = {
 	.decode = http_decode,
 	.gap = http_gap,
 	.end = http_end,
-	.free = NULL,
+	.free = http_free,
 };

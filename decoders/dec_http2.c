@@ -47,6 +47,7 @@
 #include <stdlib.h>
 
 #include "decoders/dec_int.h"
+#include "decoders/dec_tok_int.h"
 
 #define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #define H2_PREFACE_LEN 24
@@ -56,6 +57,8 @@
 #define H2_REQ_MAX 96
 #define H2_BLOCK_MAX (256u * 1024) /* largest field block decoded */
 #define H2_H1_MAX (64u * 1024)  /* largest HTTP/1.1 head of an h2c upgrade */
+#define H2_TOKVAL_MAX 256       /* bytes of a request field value looked at for tokens */
+#define H2_TOKNAME_MAX 32       /* longest field name kept for tokens */
 #define H2_HUNT_MAX_LEN 16384u  /* frame length believed while resynchronising */
 
 enum { FT_DATA = 0, FT_HEADERS, FT_PRIORITY, FT_RST, FT_SETTINGS, FT_PUSH, FT_PING, FT_GOAWAY,
@@ -72,6 +75,11 @@ struct h2_ent {
 	uint8_t kind;
 	uint8_t vlen;
 	char v[H2_VAL_MAX];
+	/* Requests, with tokens on: the name, and the entry's first tokens and
+	 * context, for the fields that refer to it later. */
+	uint8_t nmlen, tn, tspec, tcprio;
+	char nm[H2_TOKNAME_MAX];
+	uint64_t th[2], tctx;
 };
 
 struct h2_table {
@@ -126,6 +134,7 @@ struct h2_fields {
 	uint8_t mlen, plen;
 	char method[H2_VAL_MAX];
 	char path[H2_VAL_MAX];
+	struct bb_dec_toks toks;    /* of a request's fields, with tokens on */
 };
 
 /* ---- HPACK ------------------------------------------------------------------ */
@@ -352,9 +361,66 @@ static void field_set(struct h2_fields *f, int kind, const char *v, size_t vlen)
 	}
 }
 
+/* Tokens: the name of index idx, static or a dynamic entry kept with its
+ * name; its length (0: unknown). */
+static size_t tok_name_of(const struct h2_table *t, uint64_t idx, const char **nm)
+{
+	if (idx >= 1 && idx <= 61) {
+		*nm = st_name[idx];
+		return strlen(*nm);
+	}
+	if (idx < 62 || idx - 62 >= t->n)
+		return 0;
+	const struct h2_ent *e = &t->e[(t->head + H2_DYN_N - 1 - (idx - 62)) % H2_DYN_N];
+	*nm = e->nm;
+	return e->nmlen;
+}
+
+/* Tokens of a request field that refers to dynamic entry idx (> 61). */
+static void tok_indexed(const struct h2_table *t, uint64_t idx, struct h2_fields *f)
+{
+	if (idx < 62 || idx - 62 >= t->n)
+		return;
+	const struct h2_ent *e = &t->e[(t->head + H2_DYN_N - 1 - (idx - 62)) % H2_DYN_N];
+	struct bb_dec_toks et;
+	dec_tok_reset(&et);
+	et.n = e->tn;
+	et.nspec = e->tspec;
+	memcpy(et.h, e->th, sizeof e->th);
+	et.ctx = e->tctx;
+	et.ctx_prio = e->tcprio;
+	dec_tok_merge(&f->toks, &et);
+}
+
+/* Tokens of a literal request field (name nm); with incr, its first two
+ * tokens and its context are kept with the entry just added to t. */
+static void tok_literal(struct h2_table *t, const struct bb_dec_ctx *ctx, struct h2_fields *f,
+                        const char *nm, size_t nml, const char *v, size_t vl, int incr)
+{
+	struct bb_dec_toks ft;
+	dec_tok_start(&ft, &f->toks);
+	if (nml == 5 && memcmp(nm, ":path", 5) == 0)
+		dec_tok_target(&ft, ctx, (const uint8_t *)v, vl);
+	else if (nml)
+		dec_tok_header(&ft, ctx, (const uint8_t *)nm, nml, (const uint8_t *)v, vl, 1);
+	dec_tok_merge(&f->toks, &ft);
+	if (!incr || !t->n)
+		return;
+	struct h2_ent *e = &t->e[(t->head + H2_DYN_N - 1) % H2_DYN_N];
+	e->nmlen = (uint8_t)(nml <= H2_TOKNAME_MAX ? nml : 0);
+	memcpy(e->nm, nm, e->nmlen);
+	e->tn = ft.n < 2 ? ft.n : 2;
+	e->tspec = ft.nspec < e->tn ? ft.nspec : e->tn;
+	memcpy(e->th, ft.h, sizeof e->th);
+	e->tctx = ft.ctx;
+	e->tcprio = ft.ctx_prio;
+}
+
 /* Decodes one complete field block with table t. Returns 0, or -1 when it is
- * malformed (the table is then forgotten: what the rest would have added is lost). */
-static int hpack_block(struct h2_table *t, struct bb_rd r, struct h2_fields *f)
+ * malformed (the table is then forgotten: what the rest would have added is lost).
+ * With tctx (a request, tokens on), f->toks gets the fields' tokens and context. */
+static int hpack_block(struct h2_table *t, struct bb_rd r, struct h2_fields *f,
+                       const struct bb_dec_ctx *tctx)
 {
 	memset(f, 0, sizeof *f);
 	f->status = -1;
@@ -370,6 +436,8 @@ static int hpack_block(struct h2_table *t, struct bb_rd r, struct h2_fields *f)
 			if (k < 0)
 				goto bad;
 			field_set(f, k, v, vl);
+			if (tctx)
+				tok_indexed(t, (uint64_t)idx, f);
 		} else if ((b & 0xe0) == 0x20) { /* 6.3 dynamic table size update */
 			int64_t sz = hp_int(&r, b, 5);
 			if (sz < 0 || !first)
@@ -383,20 +451,25 @@ static int hpack_block(struct h2_table *t, struct bb_rd r, struct h2_fields *f)
 			if (idx < 0)
 				goto bad;
 			int kind;
+			char name[H2_TOKNAME_MAX];
+			const char *tnm = name;
+			size_t tnl = 0;
 			if (idx == 0) {
-				char name[16];
 				uint64_t ntotal = 0;
 				int nl = hp_str(&r, name, sizeof name, &ntotal);
 				if (nl < 0)
 					goto bad;
 				kind = ntotal <= sizeof name ? kind_of_name(name, (size_t)nl) : K_OTHER;
+				tnl = ntotal <= sizeof name ? (size_t)nl : 0;
 				nsize = ntotal > UINT32_MAX ? UINT32_MAX : (uint32_t)ntotal;
 			} else {
 				kind = tab_get(t, (uint64_t)idx, &v, &vl, &nsize);
 				if (kind < 0)
 					goto bad;
+				if (tctx)
+					tnl = tok_name_of(t, (uint64_t)idx, &tnm);
 			}
-			if (!incr && (kind == K_OTHER || kind == K_UNKNOWN)) {
+			if (!incr && (kind == K_OTHER || kind == K_UNKNOWN) && !(tctx && tnl)) {
 				/* A value nobody will refer to again: not decoded. */
 				uint8_t sb = bb_rd_u8(&r);
 				int64_t sl = hp_int(&r, sb, 7);
@@ -409,14 +482,16 @@ static int hpack_block(struct h2_table *t, struct bb_rd r, struct h2_fields *f)
 				first = 0;
 				continue;
 			}
-			char val[H2_VAL_MAX];
+			char val[H2_TOKVAL_MAX];
 			uint64_t vtotal = 0;
-			int vlen = hp_str(&r, val, sizeof val, &vtotal);
+			int vlen = hp_str(&r, val, tctx ? sizeof val : H2_VAL_MAX, &vtotal);
 			if (vlen < 0)
 				goto bad;
 			field_set(f, kind, val, (size_t)vlen);
 			if (incr)
 				tab_add(t, (uint64_t)nsize + vtotal + 32, nsize, kind, val, (size_t)vlen);
+			if (tctx)
+				tok_literal(t, tctx, f, tnm, tnl, val, (size_t)vlen, incr);
 		}
 		first = 0;
 	}
@@ -499,11 +574,12 @@ static void put_req(struct h2_stream *st, const struct h2_fields *f)
 }
 
 static void emit_call(const struct bb_dec_ctx *ctx, const struct h2_stream *st, int64_t t0,
-                      int64_t t1, uint64_t len)
+                      int64_t t1, uint64_t len, const struct bb_dec_toks *toks)
 {
 	char id[48];
 	int il = id_of(id, sizeof id, ctx, st->sid);
-	dec_emit(ctx, BB_CALL, BB_DIR_C2S, t0, t1, len, id, (size_t)il, st->req, st->reqlen);
+	dec_emit_toks(ctx, BB_CALL, BB_DIR_C2S, t0, t1, len, id, (size_t)il, st->req, st->reqlen,
+	              toks);
 }
 
 static void emit_ret(const struct bb_dec_ctx *ctx, const struct h2_stream *st, int64_t t0,
@@ -547,7 +623,7 @@ static void on_fields(struct h2_state *s, const struct bb_dec_ctx *ctx, int dir,
 		st = stream_new(s, ctx, sid);
 		put_req(st, f);
 		st->called = 1;
-		emit_call(ctx, st, t0, t1, span);
+		emit_call(ctx, st, t0, t1, span, &f->toks);
 		return;
 	}
 	if (!st) /* mid-connection: the request went by before the capture */
@@ -745,7 +821,8 @@ static long header_frames(struct h2_state *s, const struct bb_dec_ctx *ctx, int 
 		block = bb_rd_make(b->blk, n);
 	}
 	struct h2_fields f;
-	if (hpack_block(&b->tab[dir], block, &f) < 0) {
+	if (hpack_block(&b->tab[dir], block, &f,
+	                dir == BB_DIR_C2S && h->type == FT_HEADERS && dec_tok_on(ctx) ? ctx : NULL) < 0) {
 		DEC_COUNT(ctx, malformed);
 		f.method_known = f.path_known = 0;
 		f.status = -1;
@@ -867,7 +944,7 @@ static int h1_head(struct h2_state *s, const struct bb_dec_ctx *ctx, int dir, ui
 		st->reqlen = (uint8_t)rl;
 		st->called = 1;
 		s->upgraded = 1;
-		emit_call(ctx, st, t0, t1, hl);
+		emit_call(ctx, st, t0, t1, hl, NULL);
 		return 0;
 	}
 	/* "HTTP/1.1 101 ...": the interim answer; anything else: no HTTP/2. */

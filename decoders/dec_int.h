@@ -8,10 +8,12 @@
 
 #include "decoders/decoders.h"
 
-/* Reports one message through the context and counts it. */
-static inline void dec_emit(const struct bb_dec_ctx *ctx, enum bb_op op, int dir, int64_t ts_ns,
-                            int64_t end_ns, uint64_t len, const char *id, size_t id_len,
-                            const char *req, size_t req_len)
+/* Reports one message with its content tokens (toks borrowed, may be NULL)
+ * through the context and counts it. */
+static inline void dec_emit_toks(const struct bb_dec_ctx *ctx, enum bb_op op, int dir,
+                                 int64_t ts_ns, int64_t end_ns, uint64_t len, const char *id,
+                                 size_t id_len, const char *req, size_t req_len,
+                                 const struct bb_dec_toks *toks)
 {
 	struct bb_dec_msg m;
 	m.op = op;
@@ -23,6 +25,7 @@ static inline void dec_emit(const struct bb_dec_ctx *ctx, enum bb_op op, int dir
 	m.id_len = id_len;
 	m.req = req;
 	m.req_len = req_len;
+	m.toks = toks && (toks->n || toks->ctx_prio) ? toks : NULL;
 	if (ctx->stats) {
 		if (op == BB_CALL)
 			ctx->stats->calls++;
@@ -31,6 +34,14 @@ static inline void dec_emit(const struct bb_dec_ctx *ctx, enum bb_op op, int dir
 	}
 	if (ctx->emit)
 		ctx->emit(ctx->arg, &m);
+}
+
+/* Reports one message (no tokens) through the context and counts it. */
+static inline void dec_emit(const struct bb_dec_ctx *ctx, enum bb_op op, int dir, int64_t ts_ns,
+                            int64_t end_ns, uint64_t len, const char *id, size_t id_len,
+                            const char *req, size_t req_len)
+{
+	dec_emit_toks(ctx, op, dir, ts_ns, end_ns, len, id, id_len, req, req_len, NULL);
 }
 
 static inline int64_t dec_time(const struct bb_dec_ctx *ctx, int dir, uint64_t pos)

@@ -28,10 +28,11 @@
 #include <stddef.h>
 
 #include "decoders/dec_int.h"
+#include "decoders/dec_tok_int.h"
+#include "decoders/dec_ordq_int.h"
 
 #define MC_LINE_MAX (64u * 1024)
-#define MC_Q 64          /* requests waiting, with their names */
-#define MC_OVF 1024      /* more text commands waiting, by ordinal only */
+#define MC_Q 64          /* binary requests waiting */
 #define MC_NAME 16
 #define MC_TOK 8
 #define MC_BODY_MAX (UINT32_C(1) << 30)
@@ -54,22 +55,17 @@ struct mc_dir {
 	uint64_t len;
 	uint8_t nlen;
 	char name[MC_NAME];
+	struct bb_dec_toks toks; /* the request's keys */
 };
 
 struct mc_state {
 	struct mc_dir d[2];
 	uint32_t nreq;
-	uint16_t qh, qn;        /* text commands awaiting a reply */
 	uint8_t resynced;
 	uint8_t stat_open;      /* binary STAT responses in progress */
 	int64_t stat_t0;
 	uint64_t stat_len;
-	struct {
-		int64_t t0;
-		uint32_t ord;
-		uint8_t nlen;
-		char name[MC_NAME];
-	} q[MC_Q];
+	struct dec_ordq q;      /* text commands awaiting a reply */
 	uint16_t bh, bn;        /* binary requests awaiting a reply */
 	struct {
 		uint32_t opaque;
@@ -77,10 +73,6 @@ struct mc_state {
 		uint8_t quiet;
 	} b[MC_Q];
 	struct dec_match udp;   /* UDP request ids */
-	/* Text commands beyond MC_Q (deep pipelines): ordinals only, in order
-	 * after those of q; their returns carry no req=. */
-	uint16_t oh, on;
-	uint32_t ovf[MC_OVF];
 };
 
 static const char *const opnames[] = {"GET", "SET", "ADD", "REPLACE", "DELETE", "INCREMENT",
@@ -202,6 +194,63 @@ static int known_reply(const uint8_t *p, size_t l)
 	return c >= '0' && c <= '9'; /* incr/decr */
 }
 
+/* Content tokens of a text command's keys into t: get, gets and the
+ * commands of one key (set ... delete, touch, the meta commands) from their
+ * first argument on, gat and gats after the expiry time. */
+static void text_tokens(struct bb_dec_toks *tk, const struct bb_dec_ctx *ctx, const struct toks *t)
+{
+	static const char *const one_key[] = {"set", "add", "replace", "append", "prepend", "cas",
+		"incr", "decr", "delete", "touch", "mg", "ms", "md", "ma"};
+	dec_tok_reset(tk);
+	if (!dec_tok_on(ctx) || t->n < 2)
+		return;
+	const uint8_t *c = t->p[0];
+	size_t cl = t->l[0];
+	unsigned first = 1, end = 0;
+	if (tok_is(c, cl, "get") || tok_is(c, cl, "gets")) {
+		end = t->n;
+	} else if (tok_is(c, cl, "gat") || tok_is(c, cl, "gats")) {
+		first = 2;
+		end = t->n;
+	} else {
+		for (size_t i = 0; i < sizeof one_key / sizeof one_key[0]; i++)
+			if (tok_is(c, cl, one_key[i]))
+				end = 2;
+	}
+	for (unsigned i = first; i < end && i < MC_TOK; i++)
+		dec_tok_field(tk, ctx, t->p[i], t->l[i], DEC_TOK_WHOLE);
+}
+
+/* Content tokens of a binary request's key; h is at its 24-byte header,
+ * the key is read only when it is all there. */
+static void bin_tokens(struct bb_dec_toks *tk, const struct bb_dec_ctx *ctx, struct bb_rd h)
+{
+	dec_tok_reset(tk);
+	if (!dec_tok_on(ctx))
+		return;
+	bb_rd_skip(&h, 2);
+	uint16_t keylen = bb_rd_be16(&h);
+	uint8_t extlen = bb_rd_u8(&h);
+	bb_rd_skip(&h, 19u + extlen);
+	const uint8_t *key = keylen && bb_rd_left(&h) >= keylen ? bb_rd_bytes(&h, keylen) : NULL;
+	if (key)
+		dec_tok_field(tk, ctx, key, keylen, DEC_TOK_WHOLE);
+}
+
+/* Content tokens of a UDP request (text or binary) at r. */
+static void udp_tokens(struct bb_dec_toks *tk, const struct bb_dec_ctx *ctx, struct bb_rd r)
+{
+	uint8_t first = bb_rd_left(&r) ? *r.p : 0;
+	if (first == 0x80) {
+		bin_tokens(tk, ctx, r);
+		return;
+	}
+	struct toks t;
+	long e = bb_rd_find(&r, "\n", 1);
+	tokenize(r.p, e < 0 ? bb_rd_left(&r) : (size_t)e, &t);
+	text_tokens(tk, ctx, &t);
+}
+
 /* A text command line: sets the data block to expect. -1: malformed. */
 static int text_command(struct mc_dir *d, const struct toks *t)
 {
@@ -252,64 +301,39 @@ static void text_call_done(struct mc_state *s, const struct bb_dec_ctx *ctx, str
 	char id[48];
 	s->nreq++;
 	int il = text_id(id, sizeof id, ctx, s->nreq);
-	dec_emit(ctx, BB_CALL, BB_DIR_C2S, d->t0, d->t1, d->len, id, (size_t)il, d->name, d->nlen);
+	dec_emit_toks(ctx, BB_CALL, BB_DIR_C2S, d->t0, d->t1, d->len, id, (size_t)il, d->name,
+	              d->nlen, &d->toks);
 	if (d->noreply)
 		return;
-	if (s->qn >= MC_Q || s->on > 0) {
-		if (s->on >= MC_OVF) {
-			/* The oldest waits no more: its reply will pair with the next. */
-			s->oh = (uint16_t)((s->oh + 1) % MC_OVF);
-			s->on--;
-			DEC_COUNT(ctx, evicted);
-		}
-		s->ovf[(s->oh + s->on) % MC_OVF] = s->nreq;
-		s->on++;
-		return;
-	}
-	unsigned slot = (unsigned)(s->qh + s->qn) % MC_Q;
-	s->qn++;
-	s->q[slot].t0 = d->t0;
-	s->q[slot].ord = s->nreq;
-	s->q[slot].nlen = d->nlen;
-	memcpy(s->q[slot].name, d->name, d->nlen);
+	dec_ordq_push(&s->q, ctx, MC_NAME, d->t0, s->nreq, 0, d->name, d->nlen);
 }
 
 static void text_reply_done(struct mc_state *s, const struct bb_dec_ctx *ctx, struct mc_dir *d)
 {
 	char id[48];
+	const struct dec_ordq_ent *c;
 	if (s->resynced) {
 		/* Replies were lost in a hole: this one answers the latest command
 		 * sent before it. */
-		while (s->qn > 1 && s->q[(s->qh + 1) % MC_Q].t0 <= d->t0) {
-			s->qh = (uint16_t)((s->qh + 1) % MC_Q);
-			s->qn--;
-		}
-		if (s->qn == 0 || s->q[s->qh].t0 <= d->t0)
+		dec_ordq_skip_to(&s->q, d->t0);
+		int w = dec_ordq_front(&s->q, &c);
+		if (w == DEC_ORDQ_EMPTY || (w == DEC_ORDQ_CALL && c->t0 <= d->t0))
 			s->resynced = 0;
 		else
 			goto unmatched;
 	}
-	if (s->qn == 0 && s->on > 0) {
-		uint32_t ord = s->ovf[s->oh];
-		s->oh = (uint16_t)((s->oh + 1) % MC_OVF);
-		s->on--;
-		int il = text_id(id, sizeof id, ctx, ord);
-		dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, d->t1, d->len, id, (size_t)il, NULL, 0);
-		return;
-	}
-	if (s->qn == 0) {
+	if (dec_ordq_front(&s->q, &c) != DEC_ORDQ_CALL) {
+		/* A command whose reply queue was full: known to be lost. */
+		dec_ordq_pop(&s->q);
 unmatched:
 		DEC_COUNT(ctx, unmatched_ret);
 		int il = text_id(id, sizeof id, ctx, 0);
 		dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, d->t1, d->len, id, (size_t)il, NULL, 0);
 		return;
 	}
-	unsigned h = s->qh;
-	s->qh = (uint16_t)((s->qh + 1) % MC_Q);
-	s->qn--;
-	int il = text_id(id, sizeof id, ctx, s->q[h].ord);
-	dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, d->t1, d->len, id, (size_t)il, s->q[h].name,
-	         s->q[h].nlen);
+	int il = text_id(id, sizeof id, ctx, c->ord);
+	dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, d->t1, d->len, id, (size_t)il, c->req, c->reqlen);
+	dec_ordq_pop(&s->q);
 }
 
 /* A binary request is complete. */
@@ -318,7 +342,8 @@ static void bin_call_done(struct mc_state *s, const struct bb_dec_ctx *ctx, stru
 	char id[48], name[MC_NAME];
 	int il = bin_id(id, sizeof id, ctx, d->opaque);
 	int nl = op_name(name, sizeof name, d->opcode);
-	dec_emit(ctx, BB_CALL, BB_DIR_C2S, d->t0, d->t1, d->len, id, (size_t)il, name, (size_t)nl);
+	dec_emit_toks(ctx, BB_CALL, BB_DIR_C2S, d->t0, d->t1, d->len, id, (size_t)il, name,
+	              (size_t)nl, &d->toks);
 	if (d->opcode == 0x17)
 		return; /* QUITQ */
 	if (s->bn >= MC_Q) {
@@ -429,6 +454,8 @@ static long hunt(const uint8_t *p, size_t n, int dir, int bol)
 		if (bol) {
 			struct bb_rd lr = r;
 			long nl = bb_rd_find(&lr, "\n", 1);
+			if (nl > 0 && last_is_cr(r.p, (size_t)nl))
+				nl--; /* "END\r" is not a reply word: a bare END was skipped */
 			if (nl > 0) {
 				struct toks t;
 				/* the line without its CR: a bare "END\r\n" (a miss) is a reply */
@@ -456,6 +483,7 @@ static int text_line(struct mc_state *s, const struct bb_dec_ctx *ctx, int dir,
 			return -1;
 		if (text_command(d, &t) < 0)
 			return -1;
+		text_tokens(&d->toks, ctx, &t);
 		d->nlen = (uint8_t)(t.l[0] < MC_NAME ? t.l[0] : MC_NAME);
 		memcpy(d->name, t.p[0], d->nlen);
 		if (d->done_after)
@@ -542,7 +570,10 @@ static void udp_datagram(struct mc_state *s, const struct bb_dec_ctx *ctx, int d
 			if (tok_is((const uint8_t *)name, (size_t)nl, text_cmds[i]))
 				code = 1 + (uint32_t)i;
 		dec_match_put(&s->udp, ctx, reqid, code, 0, 0);
-		dec_emit(ctx, BB_CALL, dir, t, t, n, id, (size_t)il, nl ? name : NULL, (size_t)nl);
+		struct bb_dec_toks tk;
+		udp_tokens(&tk, ctx, r);
+		dec_emit_toks(ctx, BB_CALL, dir, t, t, n, id, (size_t)il, nl ? name : NULL, (size_t)nl,
+		              &tk);
 		return;
 	}
 	if (seq != 0)
@@ -574,8 +605,11 @@ static size_t mc_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 		size_t left = bb_rd_left(&r);
 		if (d->hunting) {
 			long at = hunt(r.p, left, dir, d->hunting == 1);
-			d->hunting = 2; /* what is kept for later is not a line start */
 			size_t skip = at < 0 ? (left > 24 ? left - 24 : 0) : (size_t)at;
+			/* What is kept for later is a line start only when nothing
+			 * was skipped from one (a first reply "EN" waits for "D\r\n"). */
+			if (skip > 0)
+				d->hunting = 2;
 			if (ctx->stats)
 				ctx->stats->skipped_bytes += skip;
 			bb_rd_skip(&r, skip);
@@ -616,6 +650,8 @@ static size_t mc_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 				continue;
 			}
 			d->in_msg = 1;
+			if (dir == BB_DIR_C2S)
+				bin_tokens(&d->toks, ctx, r);
 			bb_rd_skip(&r, 24);
 			d->len = 24;
 			d->t1 = dec_time(ctx, dir, pos + off + 23);
@@ -668,7 +704,7 @@ static void mc_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t los
 		return;
 	}
 	if (dir == BB_DIR_C2S)
-		s->qn = s->on = 0; /* text commands were lost: replies cannot be paired by order */
+		dec_ordq_clear(&s->q); /* text commands were lost: replies cannot be paired by order */
 	s->resynced = 1;
 	/* A message whose head was seen happened: report it, ending before the gap. */
 	if (d->in_msg && (d->binary || d->phase == PH_DATA || dir == BB_DIR_S2C))
@@ -690,6 +726,12 @@ static void mc_end(void *st, const struct bb_dec_ctx *ctx)
 			message_done(s, ctx, dir);
 		}
 	}
+}
+
+static void mc_free(void *st)
+{
+	struct mc_state *s = st;
+	dec_ordq_free(&s->q);
 }
 
 static int mc_probe(const uint8_t *p, size_t n, unsigned transport, int dir)
@@ -738,5 +780,5 @@ const struct bb_decoder bb_dec_memcache = {
 	.decode = mc_decode,
 	.gap = mc_gap,
 	.end = mc_end,
-	.free = NULL,
+	.free = mc_free,
 };

@@ -41,13 +41,16 @@
 #include <stddef.h>
 
 #include "decoders/dec_int.h"
+#include "decoders/dec_ordq_int.h"
 #include "decoders/dec_sql_int.h"
+#include "decoders/dec_tok_int.h"
 
 #define MY_HEAD 512
-#define MY_QUEUE 16
 #define MY_STMTS 32
 #define MY_REQ (DEC_SQL_MAX + 1)
 #define MY_MAXPKT 0xffffffu
+#define MY_TOK_PARAMS 16        /* parameters of a COM_STMT_EXECUTE read for tokens */
+#define MY_TOK_STMTS 8          /* statements whose parameter types are kept */
 
 enum { COM_QUIT = 0x01, COM_INIT_DB = 0x02, COM_QUERY = 0x03, COM_FIELD_LIST = 0x04,
        COM_STATISTICS = 0x09, COM_CHANGE_USER = 0x11, COM_BINLOG_DUMP = 0x12,
@@ -79,7 +82,6 @@ struct my_state {
 	struct my_dir d[2];
 	uint8_t opaque;         /* TLS: nothing more to decode */
 	uint8_t resynced;       /* bytes were lost: pair the next reply by time */
-	uint8_t qh, qn;
 	/* the call in progress (a command split over packets) */
 	uint8_t ccmd, creqlen, cpending;
 	char creq[MY_REQ];
@@ -91,17 +93,21 @@ struct my_state {
 	char rreq[MY_REQ];
 	uint32_t ncall;
 	uint32_t stmt_next;
-	struct {
-		int64_t t0;
-		uint32_t ord;
-		uint8_t cmd, reqlen;
-		char req[MY_REQ];
-	} q[MY_QUEUE];
+	struct dec_ordq q;      /* commands awaiting a reply; flags: the command */
 	struct {
 		uint32_t id;
 		uint8_t used, len;
 		char req[MY_REQ];
 	} stmt[MY_STMTS];
+	/* Content tokens of the call in progress, and the parameter types a
+	 * COM_STMT_EXECUTE sent last for a statement (later ones may omit them). */
+	struct bb_dec_toks toks;
+	uint32_t tok_next;
+	struct {
+		uint32_t id;
+		uint8_t n;
+		uint8_t types[2 * MY_TOK_PARAMS];
+	} ptypes[MY_TOK_STMTS];
 };
 
 static int id_of(char *buf, size_t cap, const struct bb_dec_ctx *ctx, uint32_t ord)
@@ -230,28 +236,131 @@ static void command_req(struct my_state *s, int cmd, struct bb_rd r)
 	}
 }
 
+/* One binary-protocol value of type (type:8 flags:8, 0x80 in flags:
+ * unsigned) at r; with tk, its tokens (integers as decimal text, strings
+ * and decimals as fields; floats and times none). Fails r when it overruns. */
+static void exec_value(struct bb_rd *r, const uint8_t *type, struct bb_dec_toks *tk,
+                       const struct bb_dec_ctx *ctx)
+{
+	struct bb_rd tr = bb_rd_make(type, 2);
+	uint8_t t = bb_rd_u8(&tr);
+	int uns = (bb_rd_u8(&tr) & 0x80) != 0;
+	int64_t v;
+	int is_int = 1;
+	switch (t) {
+	case 1: v = uns ? (int64_t)bb_rd_u8(r) : (int8_t)bb_rd_u8(r); break;
+	case 2:
+	case 13: v = uns ? (int64_t)bb_rd_le16(r) : (int16_t)bb_rd_le16(r); break;
+	case 3:
+	case 9: v = uns ? (int64_t)bb_rd_le32(r) : (int32_t)bb_rd_le32(r); break;
+	case 8: {
+		uint64_t lo = bb_rd_le32(r);
+		v = (int64_t)(lo | (uint64_t)bb_rd_le32(r) << 32);
+		break;
+	}
+	case 4: bb_rd_skip(r, 4); is_int = 0; v = 0; break;
+	case 5: bb_rd_skip(r, 8); is_int = 0; v = 0; break;
+	case 6: return; /* NULL type: no value */
+	case 7:
+	case 10:
+	case 11:
+	case 12: bb_rd_skip(r, bb_rd_u8(r)); return;
+	default: {
+		uint64_t l = lenenc(r);
+		if (l > bb_rd_left(r)) {
+			bb_rd_fail(r);
+			return;
+		}
+		const uint8_t *b = bb_rd_bytes(r, (size_t)l);
+		if (tk && b)
+			dec_tok_field(tk, ctx, b, (size_t)l, DEC_TOK_WHOLE);
+		return;
+	}
+	}
+	if (tk && is_int && bb_rd_ok(r))
+		dec_tok_int(tk, ctx, v, uns);
+}
+
+/* The n parameters after the stmt_id, flags and iteration count of a
+ * COM_STMT_EXECUTE (at r): null bitmap, new-params-bound flag, types when it
+ * is 1 (else `known`, the last ones sent), values. 1 when they take exactly
+ * the rest of the packet; with tk, their tokens, and *types the types used. */
+static int exec_params(struct bb_rd r, unsigned n, const uint8_t *known, const uint8_t **types,
+                       struct bb_dec_toks *tk, const struct bb_dec_ctx *ctx)
+{
+	const uint8_t *nulls = bb_rd_bytes(&r, (n + 7) / 8);
+	uint8_t bound = bb_rd_u8(&r);
+	const uint8_t *ty = bound == 1 ? bb_rd_bytes(&r, 2u * n) : bound == 0 ? known : NULL;
+	if (!nulls || !ty || !bb_rd_ok(&r))
+		return 0;
+	struct bb_rd nb = bb_rd_make(nulls, (n + 7) / 8), tyr = bb_rd_make(ty, 2u * n);
+	uint8_t bits = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (i % 8 == 0)
+			bits = bb_rd_u8(&nb);
+		const uint8_t *t = bb_rd_bytes(&tyr, 2);
+		if (!(bits >> (i % 8) & 1))
+			exec_value(&r, t, tk, ctx);
+	}
+	*types = ty;
+	return bb_rd_ok(&r) && bb_rd_left(&r) == 0;
+}
+
+/* Content tokens of a command (cmd byte read, the rest of the packet at r,
+ * complete when whole): the literals of COM_QUERY and COM_STMT_PREPARE,
+ * the parameters of COM_STMT_EXECUTE (their count is the one that makes
+ * the packet add up, with the types sent, or those sent last for the
+ * statement). */
+static void command_tokens(struct my_state *s, const struct bb_dec_ctx *ctx, int cmd,
+                           struct bb_rd r, int whole)
+{
+	dec_tok_reset(&s->toks);
+	if (!dec_tok_on(ctx))
+		return;
+	if (cmd == COM_QUERY || cmd == COM_STMT_PREPARE) {
+		dec_sql_tokens(r.p, bb_rd_left(&r), 1, &s->toks, ctx);
+		return;
+	}
+	if (cmd != COM_STMT_EXECUTE || !whole)
+		return;
+	uint32_t id = bb_rd_le32(&r);
+	bb_rd_skip(&r, 5); /* flags, iteration count */
+	if (!bb_rd_ok(&r) || !bb_rd_left(&r))
+		return;
+	int slot = -1;
+	for (int i = 0; i < MY_TOK_STMTS; i++)
+		if (s->ptypes[i].n && s->ptypes[i].id == id)
+			slot = i;
+	for (unsigned n = 1; n <= MY_TOK_PARAMS; n++) {
+		const uint8_t *known = slot >= 0 && s->ptypes[slot].n == n ? s->ptypes[slot].types : NULL;
+		const uint8_t *ty;
+		if (!exec_params(r, n, known, &ty, NULL, ctx))
+			continue;
+		exec_params(r, n, known, &ty, &s->toks, ctx);
+		if (ty != known) {
+			if (slot < 0)
+				slot = (int)(s->tok_next++ % MY_TOK_STMTS);
+			s->ptypes[slot].id = id;
+			s->ptypes[slot].n = (uint8_t)n;
+			memcpy(s->ptypes[slot].types, ty, 2u * n);
+		}
+		return;
+	}
+}
+
 static void emit_call(struct my_state *s, const struct bb_dec_ctx *ctx, int64_t t1)
 {
 	struct my_dir *d = &s->d[BB_DIR_C2S];
 	char id[48];
 	s->ncall++;
 	int il = id_of(id, sizeof id, ctx, s->ncall);
-	dec_emit(ctx, BB_CALL, BB_DIR_C2S, d->t0, t1, d->len, id, (size_t)il,
-	         s->creqlen ? s->creq : NULL, s->creqlen);
+	dec_emit_toks(ctx, BB_CALL, BB_DIR_C2S, d->t0, t1, d->len, id, (size_t)il,
+	              s->creqlen ? s->creq : NULL, s->creqlen, &s->toks);
 	s->cpending = 0;
 	int cmd = s->ccmd;
 	if (cmd == COM_QUIT || cmd == COM_STMT_CLOSE || cmd == COM_STMT_SEND_LONG_DATA)
 		return; /* no reply */
-	if (s->qn < MY_QUEUE) {
-		unsigned slot = (unsigned)(s->qh + s->qn) % MY_QUEUE;
-		s->q[slot].t0 = d->t0;
-		s->q[slot].ord = s->ncall;
-		s->q[slot].cmd = (uint8_t)cmd;
-		set_req(s->q[slot].req, &s->q[slot].reqlen, s->creq, s->creqlen);
-		s->qn++;
-	} else {
-		DEC_COUNT(ctx, evicted);
-	}
+	dec_ordq_push(&s->q, ctx, MY_REQ - 1, d->t0, s->ncall, (unsigned)cmd, s->creq, s->creqlen);
 }
 
 /* A server packet with seq 1 starts the reply to the oldest pending call. */
@@ -261,20 +370,19 @@ static void reply_start(struct my_state *s, const struct bb_dec_ctx *ctx, int64_
 	d->t0 = t0;
 	d->len = 0;
 	s->rstate = R_FIRST;
-	if (s->resynced) {
-		while (s->qn > 1 && s->q[(s->qh + 1) % MY_QUEUE].t0 <= t0) {
-			s->qh = (uint8_t)((s->qh + 1) % MY_QUEUE);
-			s->qn--;
-		}
-	}
-	if (s->qn > 0 && (!s->resynced || s->q[s->qh].t0 <= t0)) {
-		s->rord = s->q[s->qh].ord;
-		s->rcmd = s->q[s->qh].cmd;
-		set_req(s->rreq, &s->rreqlen, s->q[s->qh].req, s->q[s->qh].reqlen);
-		s->qh = (uint8_t)((s->qh + 1) % MY_QUEUE);
-		s->qn--;
+	if (s->resynced)
+		dec_ordq_skip_to(&s->q, t0);
+	const struct dec_ordq_ent *e;
+	int w = dec_ordq_front(&s->q, &e);
+	if (w == DEC_ORDQ_CALL && (!s->resynced || e->t0 <= t0)) {
+		s->rord = e->ord;
+		s->rcmd = (uint8_t)e->flags;
+		set_req(s->rreq, &s->rreqlen, e->req, e->reqlen);
+		dec_ordq_pop(&s->q);
 		s->resynced = 0;
 	} else {
+		if (w == DEC_ORDQ_LOST && !s->resynced)
+			dec_ordq_pop(&s->q); /* its command found the queue full */
 		DEC_COUNT(ctx, unmatched_ret);
 		s->rord = 0;
 		s->rcmd = COM_QUERY;
@@ -523,6 +631,7 @@ static size_t my_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 				d->t0 = dec_time(ctx, dir, at);
 				d->len = 0;
 				command_req(s, c, body);
+				command_tokens(s, ctx, c, body, plen <= MY_HEAD);
 			} else if (seq == 1 && plen == 32) {
 				/* an SSL request (handshake response cut at the caps) */
 				struct bb_rd caps = bb_rd_make(h.p, head);
@@ -536,7 +645,9 @@ static size_t my_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 				 * not understood; it ends where this one starts */
 				reply_end(s, ctx, dec_time(ctx, dir, at));
 			}
-			if (seq == 1 && s->rstate == R_IDLE && (!wrapped || s->qn > 0))
+			const struct dec_ordq_ent *e;
+			if (seq == 1 && s->rstate == R_IDLE &&
+			    (!wrapped || dec_ordq_front(&s->q, &e) != DEC_ORDQ_EMPTY))
 				reply_start(s, ctx, dec_time(ctx, dir, at));
 			if (s->rstate != R_IDLE && c >= 0)
 				done = reply_packet(s, bb_rd_make(h.p, head), plen);
@@ -574,7 +685,7 @@ static void my_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t los
 	d->hunting = 1;
 	if (dir == BB_DIR_C2S) {
 		s->cpending = 0;
-		s->qn = 0;
+		dec_ordq_clear(&s->q);
 	} else if (s->rstate != R_IDLE) {
 		/* the reply happened; it ends before the hole */
 		reply_end(s, ctx, d->t0);
@@ -587,6 +698,12 @@ static void my_end(void *st, const struct bb_dec_ctx *ctx)
 	struct my_state *s = st;
 	if (s->rstate != R_IDLE)
 		reply_end(s, ctx, s->d[BB_DIR_S2C].t0);
+}
+
+static void my_free(void *st)
+{
+	struct my_state *s = st;
+	dec_ordq_free(&s->q);
 }
 
 /* The server greeting: seq 0, protocol 10, a NUL-terminated version. */
@@ -615,5 +732,5 @@ const struct bb_decoder bb_dec_mysql = {
 	.decode = my_decode,
 	.gap = my_gap,
 	.end = my_end,
-	.free = NULL,
+	.free = my_free,
 };

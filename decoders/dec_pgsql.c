@@ -29,12 +29,13 @@
 #include <stddef.h>
 
 #include "decoders/dec_int.h"
+#include "decoders/dec_ordq_int.h"
 #include "decoders/dec_sql_int.h"
+#include "decoders/dec_tok_int.h"
 
 #define PG_HEAD 512             /* bytes of a message parsed at most */
 #define PG_MAX_MSG (1u << 30)   /* PostgreSQL's own limit on a message */
 #define PG_MAX_STARTUP 10000    /* the server's limit on a startup packet */
-#define PG_QUEUE 16
 #define PG_STMTS 16
 #define PG_REQ (DEC_SQL_MAX + 1)
 
@@ -59,18 +60,13 @@ struct pg_state {
 	uint8_t enc_wait;       /* the server owes the answer to SSL/GSSENC */
 	uint8_t opaque;         /* TLS or GSS encryption: nothing to decode */
 	uint8_t resynced;       /* bytes were lost: pair the next reply by time */
-	uint8_t qh, qn;         /* FIFO of calls awaiting their ReadyForQuery */
 	uint8_t reqlen, unnamed_len;
 	uint32_t ncall;
 	uint32_t stmt_next;
 	char req[PG_REQ];       /* of the call in progress */
 	char unnamed[PG_REQ];   /* the unnamed prepared statement's */
-	struct {
-		int64_t t0;
-		uint32_t ord;
-		uint8_t reqlen;
-		char req[PG_REQ];
-	} q[PG_QUEUE];
+	struct bb_dec_toks toks; /* of the call in progress */
+	struct dec_ordq q;      /* calls awaiting their ReadyForQuery */
 	struct {
 		uint64_t key;   /* FNV-1a of the statement name, 0 unused */
 		uint8_t len;
@@ -225,6 +221,52 @@ static void client_head(struct pg_state *s, int type, struct bb_rd r)
 	}
 }
 
+/* Content tokens of a Query or Parse (its SQL's literals) or a Bind (its
+ * parameters: text ones as fields, binary integers of 2, 4 or 8 bytes as
+ * their decimal text, 16-byte binary ones as UUIDs), body at r. */
+static void client_tokens(struct pg_state *s, const struct bb_dec_ctx *ctx, int type,
+                          struct bb_rd r)
+{
+	size_t n;
+	const uint8_t *p;
+	if (!dec_tok_on(ctx))
+		return;
+	if (type == 'Q') {
+		p = cstr(&r, &n);
+		dec_sql_tokens(p, n, 0, &s->toks, ctx);
+	} else if (type == 'P') {
+		cstr(&r, &n); /* statement name */
+		p = cstr(&r, &n);
+		dec_sql_tokens(p, n, 0, &s->toks, ctx);
+	} else if (type == 'B') {
+		cstr(&r, &n); /* portal */
+		cstr(&r, &n); /* statement */
+		uint16_t nfmt = bb_rd_be16(&r);
+		struct bb_rd fmts = bb_rd_sub(&r, 2u * nfmt);
+		uint16_t one = nfmt == 1 ? bb_rd_be16(&fmts) : 0;
+		uint16_t np = bb_rd_be16(&r);
+		for (unsigned i = 0; i < np && bb_rd_ok(&r); i++) {
+			uint16_t fmt = nfmt == 1 ? one : nfmt > 1 ? bb_rd_be16(&fmts) : 0;
+			uint32_t len = bb_rd_be32(&r);
+			if (len == UINT32_C(0xffffffff))
+				continue; /* NULL */
+			if (!bb_rd_ok(&r) || len > bb_rd_left(&r))
+				return;
+			struct bb_rd v = bb_rd_sub(&r, len);
+			if (fmt == 0)
+				dec_tok_field(&s->toks, ctx, v.p, len, DEC_TOK_WHOLE);
+			else if (len == 2)
+				dec_tok_int(&s->toks, ctx, (int16_t)bb_rd_be16(&v), 0);
+			else if (len == 4)
+				dec_tok_int(&s->toks, ctx, (int32_t)bb_rd_be32(&v), 0);
+			else if (len == 8)
+				dec_tok_int(&s->toks, ctx, (int64_t)bb_rd_be64(&v), 0);
+			else if (len == 16)
+				dec_tok_uuid(&s->toks, ctx, v.p);
+		}
+	}
+}
+
 static int id_of(char *buf, size_t cap, const struct bb_dec_ctx *ctx, uint32_t ord)
 {
 	int n = ord ? snprintf(buf, cap, "c%llu.%u", (unsigned long long)ctx->conn, ord)
@@ -238,17 +280,9 @@ static void emit_call(struct pg_state *s, const struct bb_dec_ctx *ctx, int64_t 
 	char id[48];
 	s->ncall++;
 	int il = id_of(id, sizeof id, ctx, s->ncall);
-	dec_emit(ctx, BB_CALL, BB_DIR_C2S, d->t0, t1, d->len, id, (size_t)il,
-	         s->reqlen ? s->req : NULL, s->reqlen);
-	if (s->qn < PG_QUEUE) {
-		unsigned slot = (unsigned)(s->qh + s->qn) % PG_QUEUE;
-		s->q[slot].t0 = d->t0;
-		s->q[slot].ord = s->ncall;
-		set_req(s->q[slot].req, &s->q[slot].reqlen, s->req, s->reqlen);
-		s->qn++;
-	} else {
-		DEC_COUNT(ctx, evicted);
-	}
+	dec_emit_toks(ctx, BB_CALL, BB_DIR_C2S, d->t0, t1, d->len, id, (size_t)il,
+	              s->reqlen ? s->req : NULL, s->reqlen, &s->toks);
+	dec_ordq_push(&s->q, ctx, PG_REQ - 1, d->t0, s->ncall, 0, s->req, s->reqlen);
 	d->unit = 0;
 	s->reqlen = 0;
 }
@@ -263,23 +297,24 @@ static void emit_ret(struct pg_state *s, const struct bb_dec_ctx *ctx, int64_t t
 	if (s->resynced) {
 		/* Bytes were lost: this reply answers the latest call sent before
 		 * it; older ones lost their replies in the hole. */
-		while (s->qn > 1 && s->q[(s->qh + 1) % PG_QUEUE].t0 <= d->t0) {
-			s->qh = (uint8_t)((s->qh + 1) % PG_QUEUE);
-			s->qn--;
-		}
+		dec_ordq_skip_to(&s->q, d->t0);
 	}
-	if (s->qn > 0 && (!s->resynced || s->q[s->qh].t0 <= d->t0)) {
-		ord = s->q[s->qh].ord;
-		req = s->q[s->qh].req;
-		rl = s->q[s->qh].reqlen;
-		s->qh = (uint8_t)((s->qh + 1) % PG_QUEUE);
-		s->qn--;
+	const struct dec_ordq_ent *e;
+	int w = dec_ordq_front(&s->q, &e);
+	if (w == DEC_ORDQ_CALL && (!s->resynced || e->t0 <= d->t0)) {
+		ord = e->ord;
+		req = e->req;
+		rl = e->reqlen;
 		s->resynced = 0;
 	} else {
+		if (w == DEC_ORDQ_LOST && !s->resynced)
+			dec_ordq_pop(&s->q); /* its call found the queue full */
 		DEC_COUNT(ctx, unmatched_ret);
 	}
 	int il = id_of(id, sizeof id, ctx, ord);
 	dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, t1, d->len, id, (size_t)il, rl ? req : NULL, rl);
+	if (ord)
+		dec_ordq_pop(&s->q);
 	d->unit = 0;
 }
 
@@ -409,12 +444,16 @@ static size_t pg_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 				d->unit = 1;
 				d->t0 = dec_time(ctx, dir, pos + off);
 				d->len = 0;
-				if (dir == BB_DIR_C2S)
+				if (dir == BB_DIR_C2S) {
 					s->reqlen = 0;
+					dec_tok_reset(&s->toks);
+				}
 			}
 		}
-		if (dir == BB_DIR_C2S)
+		if (dir == BB_DIR_C2S) {
 			client_head(s, type, bb_rd_make(h.p, need - 5));
+			client_tokens(s, ctx, type, bb_rd_make(h.p, need - 5));
+		}
 		bb_rd_skip(&r, 5);
 		d->len += 5;
 		d->type = (uint8_t)type;
@@ -448,8 +487,14 @@ static void pg_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t los
 	s->typed = 1;
 	s->enc_wait = 0;
 	if (dir == BB_DIR_C2S)
-		s->qn = 0;
+		dec_ordq_clear(&s->q);
 	s->resynced = 1;
+}
+
+static void pg_free(void *st)
+{
+	struct pg_state *s = st;
+	dec_ordq_free(&s->q);
 }
 
 static int pg_probe(const uint8_t *p, size_t n, unsigned transport, int dir)
@@ -471,5 +516,5 @@ const struct bb_decoder bb_dec_pgsql = {
 	.decode = pg_decode,
 	.gap = pg_gap,
 	.end = NULL,
-	.free = NULL,
+	.free = pg_free,
 };

@@ -23,11 +23,11 @@
 #include <stddef.h>
 
 #include "decoders/dec_int.h"
+#include "decoders/dec_tok_int.h"
+#include "decoders/dec_ordq_int.h"
 
 #define RD_LINE_MAX (64u * 1024)
 #define RD_DEPTH 32
-#define RD_Q 64          /* commands waiting, with their names */
-#define RD_OVF 1024      /* more commands waiting, by ordinal only */
 #define RD_NAME 20
 #define RD_ARGS 3
 #define RD_BULK_MAX (UINT64_C(1) << 32)
@@ -55,33 +55,26 @@ struct rd_dir {
 	uint64_t len;
 	uint8_t nlen[RD_ARGS];
 	char arg[RD_ARGS][RD_NAME];
+	/* Content tokens of a command: its arguments after the name, each cut
+	 * to DEC_TOK_FIELD_MAX bytes while it streams by. */
+	uint8_t tlen;
+	uint8_t targ[DEC_TOK_FIELD_MAX];
+	struct bb_dec_toks toks;
 };
 
-struct rd_call {
-	int64_t t0;
-	uint32_t ord;
-	uint8_t sub;            /* SUB_* */
-	uint8_t monitor;
-	uint8_t reset;
-	uint8_t nlen;
-	char name[RD_NAME];
-};
+/* A waiting command's flags: its SUB_* kind, and these bits. */
+enum { Q_SUB = 0x0f, Q_MONITOR = 0x10, Q_RESET = 0x20 };
 
 struct rd_state {
 	struct rd_dir d[2];
 	uint32_t nreq;
-	uint16_t qh, qn;        /* FIFO of commands awaiting a reply */
 	uint8_t resynced;       /* a gap: pair the next reply by time */
 	uint8_t reply_off;      /* CLIENT REPLY OFF in force */
 	uint8_t reply_skip;     /* CLIENT REPLY SKIP: the next command has no reply */
 	uint8_t subscribed;     /* RESP2 pub/sub mode */
 	uint8_t pubsub;         /* a subscribe-family command was sent on this connection */
 	uint8_t monitor;        /* MONITOR stream in progress */
-	struct rd_call q[RD_Q];
-	/* Beyond RD_Q (bulk loading pipelines thousands): ordinals only, in
-	 * order after those of q; their returns carry no req=. */
-	uint16_t oh, on;
-	uint32_t ovf[RD_OVF];
+	struct dec_ordq q;      /* commands awaiting a reply */
 };
 
 /* 1 when the n bytes at a equal lit ignoring ASCII case (lit upper case). */
@@ -151,8 +144,8 @@ static void command_done(struct rd_state *s, const struct bb_dec_ctx *ctx, struc
 	upcase(name, d->arg[0], nl);
 	s->nreq++;
 	int il = id_of(id, sizeof id, ctx, s->nreq);
-	dec_emit(ctx, BB_CALL, BB_DIR_C2S, d->t0, d->t1, d->len, id, (size_t)il, nl ? name : NULL,
-	         nl);
+	dec_emit_toks(ctx, BB_CALL, BB_DIR_C2S, d->t0, d->t1, d->len, id, (size_t)il,
+	              nl ? name : NULL, nl, &d->toks);
 	int noreply = 0;
 	if (upper_eq(name, nl, "CLIENT") && upper_eq(d->arg[1], d->nlen[1], "REPLY")) {
 		if (upper_eq(d->arg[2], d->nlen[2], "OFF")) {
@@ -181,26 +174,9 @@ static void command_done(struct rd_state *s, const struct bb_dec_ctx *ctx, struc
 		s->subscribed = 1;
 	if (sub != SUB_NONE)
 		s->pubsub = 1;
-	if (s->qn >= RD_Q || s->on > 0) {
-		if (s->on >= RD_OVF) {
-			/* The oldest waits no more: its reply will pair with the next. */
-			s->oh = (uint16_t)((s->oh + 1) % RD_OVF);
-			s->on--;
-			DEC_COUNT(ctx, evicted);
-		}
-		s->ovf[(s->oh + s->on) % RD_OVF] = s->nreq;
-		s->on++;
-		return;
-	}
-	struct rd_call *c = &s->q[(s->qh + s->qn) % RD_Q];
-	s->qn++;
-	c->t0 = d->t0;
-	c->ord = s->nreq;
-	c->sub = (uint8_t)sub;
-	c->monitor = upper_eq(name, nl, "MONITOR");
-	c->reset = upper_eq(name, nl, "RESET");
-	memcpy(c->name, name, nl);
-	c->nlen = (uint8_t)nl;
+	unsigned flags = (unsigned)sub | (upper_eq(name, nl, "MONITOR") ? Q_MONITOR : 0) |
+	                 (upper_eq(name, nl, "RESET") ? Q_RESET : 0);
+	dec_ordq_push(&s->q, ctx, RD_NAME, d->t0, s->nreq, flags, name, nl);
 }
 
 /* A reply is complete: pair it with the oldest command waiting. */
@@ -229,33 +205,29 @@ static void reply_done(struct rd_state *s, const struct bb_dec_ctx *ctx, struct 
 			s->subscribed = 0;
 		/* The first confirmation answers the command; the others (one
 		 * per channel) answer nothing. */
-		if (!(s->qn > 0 && s->q[s->qh].sub == sub) &&
+		const struct dec_ordq_ent *f;
+		int first = dec_ordq_front(&s->q, &f) == DEC_ORDQ_CALL &&
+		            (f->flags & Q_SUB) == (unsigned)sub;
+		if (!first &&
 		    (d->top == '>' || s->subscribed || sub >= SUB_UNSUBSCRIBE))
 			return;
 	}
+	const struct dec_ordq_ent *c;
 	if (s->resynced) {
 		/* Replies were lost in a hole: this one answers the latest command
 		 * sent before it (no pipelining assumed across a hole); one that
 		 * began before the oldest command waiting answers a lost one. */
-		while (s->qn > 1 && s->q[(s->qh + 1) % RD_Q].t0 <= d->t0) {
-			s->qh = (uint16_t)((s->qh + 1) % RD_Q);
-			s->qn--;
-		}
-		if (s->qn == 0 || s->q[s->qh].t0 <= d->t0)
+		dec_ordq_skip_to(&s->q, d->t0);
+		int w = dec_ordq_front(&s->q, &c);
+		if (w == DEC_ORDQ_EMPTY || (w == DEC_ORDQ_CALL && c->t0 <= d->t0))
 			s->resynced = 0;
 		else
 			goto unmatched;
 	}
-	if (s->qn == 0 && s->on > 0) {
-		/* One of many pipelined: known by its ordinal only. */
-		uint32_t ord = s->ovf[s->oh];
-		s->oh = (uint16_t)((s->oh + 1) % RD_OVF);
-		s->on--;
-		int il = id_of(id, sizeof id, ctx, ord);
-		dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, d->t1, d->len, id, (size_t)il, NULL, 0);
-		return;
-	}
-	if (s->qn == 0) {
+	int w = dec_ordq_front(&s->q, &c);
+	if (w != DEC_ORDQ_CALL) {
+		/* A command whose reply queue was full: known to be lost. */
+		dec_ordq_pop(&s->q);
 unmatched:
 		/* No command waits (capture started mid-connection, or it was lost). */
 		DEC_COUNT(ctx, unmatched_ret);
@@ -263,16 +235,14 @@ unmatched:
 		dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, d->t1, d->len, id, (size_t)il, NULL, 0);
 		return;
 	}
-	struct rd_call *c = &s->q[s->qh];
-	s->qh = (uint16_t)((s->qh + 1) % RD_Q);
-	s->qn--;
-	if (c->monitor && d->top == '+')
+	if ((c->flags & Q_MONITOR) && d->top == '+')
 		s->monitor = 1;
-	if (c->reset)
+	if (c->flags & Q_RESET)
 		s->subscribed = s->monitor = 0;
 	int il = id_of(id, sizeof id, ctx, c->ord);
 	dec_emit(ctx, BB_RET, BB_DIR_S2C, d->t0, d->t1, d->len, id, (size_t)il,
-	         c->nlen ? c->name : NULL, c->nlen);
+	         c->reqlen ? c->req : NULL, c->reqlen);
+	dec_ordq_pop(&s->q);
 }
 
 static void message_done(struct rd_state *s, const struct bb_dec_ctx *ctx, int dir)
@@ -423,6 +393,47 @@ static int type_line(struct rd_state *s, const struct bb_dec_ctx *ctx, int dir,
 	}
 }
 
+/* Keeps the first bytes of a command's argument (a bulk string at depth 1
+ * after the name) for its tokens. */
+static void tok_collect(struct rd_dir *d, const struct bb_dec_ctx *ctx, int dir,
+                        const uint8_t *p, size_t n)
+{
+	if (dir != BB_DIR_C2S || d->depth != 1 || d->idx1 < 1 || !dec_tok_on(ctx))
+		return;
+	size_t room = sizeof d->targ - d->tlen, k = n < room ? n : room;
+	struct bb_rd r = bb_rd_make(p, k);
+	const uint8_t *b = bb_rd_bytes(&r, k);
+	if (b && k)
+		memcpy(d->targ + d->tlen, b, k);
+	d->tlen = (uint8_t)(d->tlen + k);
+}
+
+/* The argument kept by tok_collect is complete: its tokens. */
+static void tok_arg_done(struct rd_dir *d, const struct bb_dec_ctx *ctx)
+{
+	if (d->tlen)
+		dec_tok_field(&d->toks, ctx, d->targ, d->tlen, DEC_TOK_WHOLE);
+	d->tlen = 0;
+}
+
+/* The tokens of an inline command's words after the first. */
+static void inline_tokens(struct rd_dir *d, const struct bb_dec_ctx *ctx, const uint8_t *p,
+                          size_t n)
+{
+	dec_tok_reset(&d->toks);
+	if (!dec_tok_on(ctx))
+		return;
+	struct bb_rd r = bb_rd_make(p, n);
+	for (unsigned argc = 0; bb_rd_left(&r); argc++) {
+		long sp = bb_rd_findc(&r, ' ');
+		size_t wl = sp < 0 ? bb_rd_left(&r) : (size_t)sp;
+		const uint8_t *w = bb_rd_bytes(&r, wl);
+		bb_rd_skip(&r, bb_rd_left(&r) ? 1 : 0);
+		if (argc && wl)
+			dec_tok_field(&d->toks, ctx, w, wl, DEC_TOK_WHOLE);
+	}
+}
+
 /* An inline command line: its first words are the arguments. */
 static void inline_line(struct rd_state *s, const struct bb_dec_ctx *ctx, const uint8_t *p,
                         size_t n)
@@ -447,6 +458,7 @@ static void inline_line(struct rd_state *s, const struct bb_dec_ctx *ctx, const 
 	}
 	d->argc = argc;
 	d->top = 'i';
+	inline_tokens(d, ctx, p, n);
 	if (argc)
 		command_done(s, ctx, d);
 }
@@ -511,6 +523,7 @@ static size_t redis_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint
 			size_t take = d->bulk_left < left ? (size_t)d->bulk_left : left;
 			if (d->cap)
 				capture(d, d->cap - 1u, r.p, take);
+			tok_collect(d, ctx, dir, r.p, take);
 			bb_rd_skip(&r, take);
 			d->bulk_left -= take;
 			d->len += take;
@@ -531,6 +544,7 @@ static size_t redis_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint
 			d->t1 = dec_time(ctx, dir, pos + off + 1);
 			d->bulk = BULK_NONE;
 			d->cap = 0;
+			tok_arg_done(d, ctx);
 			value_done(s, ctx, dir);
 			continue;
 		}
@@ -557,6 +571,8 @@ static size_t redis_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint
 			d->depth = 0;
 			d->last_int = -1;
 			memset(d->nlen, 0, sizeof d->nlen);
+			dec_tok_reset(&d->toks);
+			d->tlen = 0;
 		}
 		d->len += (size_t)nl + 1;
 		d->t1 = dec_time(ctx, dir, pos + off + (size_t)nl);
@@ -590,7 +606,7 @@ static void redis_gap(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t 
 		return;
 	}
 	if (dir == BB_DIR_C2S)
-		s->qn = s->on = 0; /* commands were lost: their replies cannot be told */
+		dec_ordq_clear(&s->q); /* commands were lost: their replies cannot be told */
 	s->resynced = 1;
 	/* A message begun before the hole happened: report what was seen of it. */
 	if (d->in_msg && (dir == BB_DIR_S2C || d->nlen[0] > 0))
@@ -609,6 +625,12 @@ static void redis_end(void *st, const struct bb_dec_ctx *ctx)
 			message_done(s, ctx, dir);
 		}
 	}
+}
+
+static void redis_free(void *st)
+{
+	struct rd_state *s = st;
+	dec_ordq_free(&s->q);
 }
 
 /* A client's first bytes: "*<n>\r\n$". */
@@ -639,5 +661,5 @@ const struct bb_decoder bb_dec_redis = {
 	.decode = redis_decode,
 	.gap = redis_gap,
 	.end = redis_end,
-	.free = NULL,
+	.free = redis_free,
 };

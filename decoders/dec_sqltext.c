@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "decoders/dec_sql_int.h"
+#include "decoders/dec_tok_int.h"
 #include "decoders/decoders.h"
 
 enum { T_END = 0, T_WORD, T_PUNCT, T_OTHER };
@@ -189,6 +190,43 @@ static void next(struct bb_rd *r, int mysql, struct tok *t)
 	} else {
 		t->kind = T_PUNCT;
 		t->c = bb_rd_u8(r);
+	}
+}
+
+void dec_sql_tokens(const uint8_t *sql, size_t n, int mysql, struct bb_dec_toks *t,
+                    const struct bb_dec_ctx *ctx)
+{
+	if (!dec_tok_on(ctx))
+		return;
+	struct bb_rd r = bb_rd_make(sql, n < DEC_TOK_SCAN ? n : DEC_TOK_SCAN);
+	struct tok lit;
+	for (;;) {
+		skip_space(&r, mysql);
+		int c = peekc(&r);
+		if (c < 0)
+			return;
+		if (c == '\'' || (c == '"' && mysql)) {
+			/* a string ("..." too in MySQL's default mode) */
+			lit.n = 0;
+			lit.txt[0] = 0;
+			quoted(&r, c, mysql, &lit);
+			dec_tok_field(t, ctx, (const uint8_t *)lit.txt, lit.n, DEC_TOK_WHOLE);
+		} else if (c == '"' || c == '`') {
+			quoted(&r, c, 0, NULL); /* a quoted name */
+		} else if (c >= '0' && c <= '9') {
+			const uint8_t *num = r.p;
+			size_t nl = 0;
+			while (is_ident(peekc(&r)) || peekc(&r) == '.') {
+				bb_rd_skip(&r, 1);
+				nl++;
+			}
+			dec_tok_field(t, ctx, num, nl, 0);
+		} else if (is_ident(c)) {
+			while (is_ident(peekc(&r)))
+				bb_rd_skip(&r, 1); /* a keyword, a name, a $1 parameter's tail */
+		} else {
+			bb_rd_skip(&r, 1);
+		}
 	}
 }
 

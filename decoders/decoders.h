@@ -174,7 +174,47 @@ struct bb_dec_stats {
 	uint64_t resync;        /* gaps after which the decoder resynchronised */
 	uint64_t skipped_bytes; /* bytes skipped while resynchronising */
 	uint64_t opaque;        /* encrypted messages counted, not parsed (SASL, SMB3, TLS) */
+	uint64_t queue_full;    /* calls not paired: their connection's reply queue was full */
+	uint64_t queue_bytes;   /* not a counter: bytes the reply queues hold now (bounded) */
 };
+
+/* ---- content tokens and propagated context (dec_tok.c) -------------------------
+ *
+ * A decoder may attach to a message a small set of keyed hashes of the
+ * identifiers it carries (tok=) and of the request identity a system
+ * propagates in traceparent, b3, uber-trace-id, X-Request-ID or
+ * X-Correlation-ID (ctx=); docs/trace-format.md "Content tokens" is the
+ * contract. The hash is SipHash-2-4 under a 128-bit key derived from a salt,
+ * so the raw values never reach the trace. */
+#define BB_TOK_MAX 8
+#define BB_TOK_SALT_MAX 256
+
+struct bb_tok_key {
+	uint64_t k0, k1;
+};
+
+/* The tokens of one message: h[0..nspec) hold digits, h[nspec..n) are words. */
+struct bb_dec_toks {
+	uint64_t h[BB_TOK_MAX];
+	uint64_t ctx;           /* valid when ctx_prio > 0 */
+	uint8_t n, nspec;
+	uint8_t ctx_prio;       /* 0: none; 1 traceparent ... 5 x-correlation-id */
+	uint8_t hashes;         /* candidates hashed so far (bounded) */
+	uint16_t scan;          /* bytes scanned so far (bounded) */
+};
+
+/* SipHash-2-4 (Aumasson and Bernstein, 2012) of the n bytes at p. */
+uint64_t bb_tok_siphash(const struct bb_tok_key *k, const void *p, size_t n);
+/* The key for a salt of n bytes: k0 = SipHash-2-4 of the salt under the key
+ * 0 (16 zero bytes), k1 = SipHash-2-4 of the salt under the key 1 (byte 0x01
+ * then 15 zero bytes). */
+void bb_tok_key_derive(struct bb_tok_key *k, const void *salt, size_t n);
+/* Writes the tok= value ("h1,h2,..."; 16 lower-case hex digits each) into
+ * buf (at least BB_TOK_MAX * 17 bytes); returns its length (0: no tokens). */
+size_t bb_tok_format(const struct bb_dec_toks *t, char *buf, size_t cap);
+/* Writes the ctx= value (16 hex digits) into buf (at least 17 bytes);
+ * returns 16, or 0 when the message carries no context. */
+size_t bb_tok_format_ctx(const struct bb_dec_toks *t, char *buf, size_t cap);
 
 /* One message as a decoder reports it. Strings are borrowed for the call. */
 struct bb_dec_msg {
@@ -187,6 +227,7 @@ struct bb_dec_msg {
 	size_t id_len;
 	const char *req;        /* what was asked (raw; capture encodes it), or NULL */
 	size_t req_len;
+	const struct bb_dec_toks *toks; /* content tokens and context, or NULL */
 };
 
 /* What capture tells a decoder about the flow it is decoding. */
@@ -202,6 +243,8 @@ struct bb_dec_ctx {
 	/* Takes a record out of the decoder. */
 	void (*emit)(void *arg, const struct bb_dec_msg *m);
 	void *arg;
+	/* The key of tok= and ctx= hashes (borrowed), or NULL: none emitted. */
+	const struct bb_tok_key *tok_key;
 };
 
 /* A decoder. `decode` is given, for TCP, every unconsumed byte of one direction

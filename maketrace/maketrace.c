@@ -134,6 +134,13 @@ static void print_summary(const struct bb_mt_summary *s)
 		        " nested calls\n", s->parallelism, s->child_calls);
 	else
 		fprintf(stderr, "maketrace: no nested calls (mean per-node parallelism 0)\n");
+	if (s->internal_nodes)
+		fprintf(stderr, "maketrace: mean open calls %.3f per internal node (%" PRIu32
+		        " nodes)\n", s->open_calls, s->internal_nodes);
+	if (s->pool_calls)
+		fprintf(stderr, "maketrace: worker pools: %" PRIu64 " of %" PRIu64 " calls waited, "
+		        "mean wait %.3f ms, longest %.3f ms\n", s->pool_waited, s->pool_calls,
+		        s->pool_lag_mean_ns / 1e6, (double)s->pool_lag_max_ns / 1e6);
 	if (s->loss)
 		fprintf(stderr, "maketrace: dropped %" PRIu64 " of %" PRIu64 " messages (%.3f%%): "
 		        "%" PRIu64 " by the sniffer queue, %" PRIu64 " at random\n",

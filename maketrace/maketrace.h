@@ -167,6 +167,16 @@ struct bb_mt_summary {
 	uint64_t edges;          /* distinct sender->receiver pairs written (stats only) */
 	uint64_t child_calls;    /* generated calls with at least one candidate parent */
 	double parallelism;      /* mean candidate parents over those calls (stats only) */
+	double open_calls;       /* mean open calls: per internal node (one that receives
+	                            calls and makes calls), the time average of the calls
+	                            into it that are open, i.e. the sum of their durations
+	                            over the generated span; averaged over those nodes
+	                            (stats only) */
+	uint32_t internal_nodes; /* how many nodes that average is over */
+	uint64_t pool_calls;     /* calls into nodes with a worker pool */
+	uint64_t pool_waited;    /* of them, calls that waited for a worker */
+	double pool_lag_mean_ns; /* their mean wait */
+	int64_t pool_lag_max_ns; /* the longest wait */
 	uint32_t ntracelets;
 	const char *const *tracelet_names; /* borrowed from the generator */
 	const uint64_t *instances;         /* path instances started per tracelet */

@@ -363,11 +363,64 @@ static void delay_copy(struct mt_delay *dst, const struct mt_delay *src)
 	}
 }
 
-#define DELAY_FORM "expected [mean, sd] or [[weight, mean, sd], ...] in seconds"
+#define DELAY_FORM                                                                       \
+	"expected [mean, sd], [[weight, mean, sd], ...], {\"lognormal\": [mean, sd]} or "  \
+	"{\"exp\": mean} in seconds"
 
-/* [mean, sd] or [[weight, mean, sd], ...]. */
+/* {"lognormal": [mean, sd]} or {"exp": mean}: one component whose delay has
+ * that mean (and standard deviation). */
+static int parse_dist(struct ctx *c, json_t *v, struct mt_delay *d)
+{
+	double mean = 0, sd = 0;
+	int logn = json_object_get(v, "lognormal") != NULL;
+	if (json_object_size(v) != 1 || (!logn && !json_object_get(v, "exp")))
+		return fail(c, DELAY_FORM);
+	push_key(c, logn ? "lognormal" : "exp");
+	json_t *a = json_object_get(v, logn ? "lognormal" : "exp");
+	int rc = 0;
+	if (logn) {
+		if (!json_is_array(a) || json_array_size(a) != 2) {
+			rc = fail(c, "expected [mean, sd] in seconds");
+		} else {
+			push_idx(c, 0);
+			rc = number_in(c, json_array_get(a, 0), 0, MT_MAX_DELAY_SECONDS, &mean);
+			if (!rc && !(mean > 0))
+				rc = fail(c, "a log-normal delay needs a mean above 0");
+			pop(c);
+			if (!rc) {
+				push_idx(c, 1);
+				rc = number_in(c, json_array_get(a, 1), 0, MT_MAX_DELAY_SECONDS, &sd);
+				pop(c);
+			}
+		}
+	} else {
+		rc = number_in(c, a, 0, MT_MAX_DELAY_SECONDS, &mean);
+	}
+	pop(c);
+	if (rc)
+		return rc;
+	struct mt_comp *comp = bb_xcalloc(1, sizeof(*comp));
+	comp->cum = 1.0;
+	comp->mean_ns = mean * 1e9;
+	comp->sd_ns = logn ? sd * 1e9 : mean * 1e9;
+	comp->dist = logn ? MT_LOGNORMAL : MT_EXP;
+	if (logn) {
+		/* the mean and sd of the delay give those of its logarithm */
+		comp->sigma = sqrt(log1p((sd / mean) * (sd / mean)));
+		comp->mu = log(comp->mean_ns) - comp->sigma * comp->sigma / 2;
+	}
+	if (mean > 0)
+		c->tl_time = 1;
+	d->n = 1;
+	d->c = comp;
+	return 0;
+}
+
+/* [mean, sd], [[weight, mean, sd], ...], {"lognormal": [mean, sd]} or {"exp": mean}. */
 static int parse_delay(struct ctx *c, json_t *v, struct mt_delay *d)
 {
+	if (json_is_object(v))
+		return parse_dist(c, v, d);
 	if (!json_is_array(v) || json_array_size(v) == 0)
 		return fail(c, DELAY_FORM);
 	int mixture = json_is_array(json_array_get(v, 0));
@@ -478,7 +531,8 @@ static int parse_seq(struct ctx *c, json_t *arr, struct mt_seq *seq, const struc
 static int parse_step(struct ctx *c, json_t *obj, struct mt_step *st, const struct defaults *df,
                       int *known, int in_choice);
 
-static const char *const step_kinds[] = {"call", "msg", "wait", "parallel", "choose", NULL};
+static const char *const step_kinds[] = {"call", "msg", "wait", "parallel", "choose", "repeat",
+                                         NULL};
 
 /* A parallel branch or a choice alternative: one step object, or an array of
  * steps run in series. */
@@ -499,19 +553,20 @@ static int parse_step(struct ctx *c, json_t *obj, struct mt_step *st, const stru
 {
 	if (!json_is_object(obj))
 		return fail(c, "expected a step: an object with \"call\", \"msg\", \"wait\", "
-		               "\"parallel\" or \"choose\"");
+		               "\"parallel\", \"choose\" or \"repeat\"");
 	const char *kind = NULL;
 	for (const char *const *k = step_kinds; *k; k++) {
 		if (!json_object_get(obj, *k))
 			continue;
 		if (kind)
 			return fail(c, "a step has one of \"call\", \"msg\", \"wait\", \"parallel\", "
-			               "\"choose\"; this one has \"%s\" and \"%s\"", kind, *k);
+			               "\"choose\", \"repeat\"; this one has \"%s\" and \"%s\"", kind,
+			            *k);
 		kind = *k;
 	}
 	if (!kind)
 		return fail(c, "expected a step: an object with \"call\", \"msg\", \"wait\", "
-		               "\"parallel\" or \"choose\"");
+		               "\"parallel\", \"choose\" or \"repeat\"");
 	json_t *v = json_object_get(obj, kind);
 	const char *w = in_choice ? "weight" : NULL;
 	int rc;
@@ -590,6 +645,53 @@ static int parse_step(struct ctx *c, json_t *obj, struct mt_step *st, const stru
 		pop(c);
 		return rc;
 	}
+	if (!strcmp(kind, "repeat")) {
+		const char *const allowed[] = {"repeat", "steps", "concurrent", w, NULL};
+		if (check_keys(c, obj, allowed) != 0)
+			return -1;
+		st->kind = MT_REPEAT;
+		long long lo = 0, hi = 0;
+		push_key(c, "repeat");
+		rc = 0;
+		if (!json_is_array(v) || json_array_size(v) != 2) {
+			rc = fail(c, "expected [min, max]: how many times, at least and at most");
+		} else {
+			push_idx(c, 0);
+			rc = integer_in(c, json_array_get(v, 0), 0, MT_MAX_REPEAT, &lo);
+			pop(c);
+			if (!rc) {
+				push_idx(c, 1);
+				rc = integer_in(c, json_array_get(v, 1), 0, MT_MAX_REPEAT, &hi);
+				if (!rc && hi < lo)
+					rc = fail(c, "max %lld is below min %lld", hi, lo);
+				pop(c);
+			}
+		}
+		pop(c);
+		if (rc)
+			return rc;
+		st->rmin = (uint32_t)lo;
+		st->rmax = (uint32_t)hi;
+		json_t *par = json_object_get(obj, "concurrent");
+		if (par) {
+			push_key(c, "concurrent");
+			rc = json_is_boolean(par) ? 0 : fail(c, "expected true or false");
+			pop(c);
+			if (rc)
+				return rc;
+			st->rpar = json_is_true(par);
+		}
+		json_t *body = json_object_get(obj, "steps");
+		if (!body)
+			return fail(c, "missing \"steps\": what to repeat");
+		int k = *known;
+		push_key(c, "steps");
+		rc = parse_seq(c, body, &st->body, df, &k);
+		pop(c);
+		if (!st->rpar && st->rmin > 0)
+			*known = k;
+		return rc;
+	}
 	/* parallel, choose */
 	int choose = !strcmp(kind, "choose");
 	const char *const allowed[] = {kind, w, NULL};
@@ -616,7 +718,7 @@ static int parse_step(struct ctx *c, json_t *obj, struct mt_step *st, const stru
 		int k = *known;
 		push_idx(c, i);
 		if (choose && json_is_object(e) && json_object_get(e, "steps") &&
-		    !json_object_get(e, "call")) {
+		    !json_object_get(e, "call") && !json_object_get(e, "repeat")) {
 			/* {"weight": w, "steps": [...]}: an alternative that is a series */
 			const char *const alt_keys[] = {"weight", "steps", NULL};
 			rc = check_keys(c, e, alt_keys);
@@ -711,8 +813,8 @@ static int parse_defaults(struct ctx *c, json_t *obj, struct dstore *ds, struct 
 static int parse_tracelet(struct ctx *c, json_t *obj, struct mt_tracelet *tl,
                           const struct defaults *top)
 {
-	static const char *const allowed[] = {"name",  "instances", "think", "node",
-	                                      "defaults", "steps", NULL};
+	static const char *const allowed[] = {"name",  "instances", "think", "node", "defaults",
+	                                      "steps", "rate",      "burst", NULL};
 	if (!json_is_object(obj))
 		return fail(c, "expected a tracelet (an object)");
 	if (check_keys(c, obj, allowed) != 0)
@@ -742,12 +844,19 @@ static int parse_tracelet(struct ctx *c, json_t *obj, struct mt_tracelet *tl,
 		return -1;
 	tl->instances = (uint32_t)inst;
 
-	if ((v = json_object_get(obj, "think"))) {
+	if ((v = json_object_get(obj, "think")) && json_is_object(v)) {
+		push_key(c, "think");
+		int rc = parse_dist(c, v, &tl->think);
+		pop(c);
+		if (rc)
+			return rc;
+	} else if (v) {
 		double lo = 0, hi = 0;
 		push_key(c, "think");
 		int rc = 0;
 		if (!json_is_array(v) || json_array_size(v) != 2) {
-			rc = fail(c, "expected [min, max] in seconds");
+			rc = fail(c, "expected [min, max] in seconds, {\"exp\": mean} or "
+			             "{\"lognormal\": [mean, sd]}");
 		} else {
 			push_idx(c, 0);
 			rc = number_in(c, json_array_get(v, 0), 0, MT_MAX_DELAY_SECONDS, &lo);
@@ -768,6 +877,46 @@ static int parse_tracelet(struct ctx *c, json_t *obj, struct mt_tracelet *tl,
 		if (hi > 0)
 			c->tl_time = 1;
 	}
+
+	double rate = 0;
+	if (key_number(c, obj, "rate", 0, 1e9, &rate) != 0)
+		return -1;
+	if (json_object_get(obj, "rate") && !(rate > 0)) {
+		push_key(c, "rate");
+		fail(c, "must be more than 0");
+		pop(c);
+		return -1;
+	}
+	tl->rate = rate;
+	if (rate > 0)
+		c->tl_time = 1;
+	tl->burst_min = tl->burst_max = 1;
+	if ((v = json_object_get(obj, "burst"))) {
+		long long lo = 1, hi = 1;
+		push_key(c, "burst");
+		int rc = 0;
+		if (!json_is_array(v) || json_array_size(v) != 2) {
+			rc = fail(c, "expected [min, max]: instances started at once");
+		} else {
+			push_idx(c, 0);
+			rc = integer_in(c, json_array_get(v, 0), 1, MT_MAX_BURST, &lo);
+			pop(c);
+			if (!rc) {
+				push_idx(c, 1);
+				rc = integer_in(c, json_array_get(v, 1), 1, MT_MAX_BURST, &hi);
+				if (!rc && hi < lo)
+					rc = fail(c, "max %lld is below min %lld", hi, lo);
+				pop(c);
+			}
+		}
+		pop(c);
+		if (rc)
+			return rc;
+		tl->burst_min = (uint32_t)lo;
+		tl->burst_max = (uint32_t)hi;
+	}
+	if (tl->rate > 0 || tl->burst_max > 1)
+		c->cfg->ordered = 1;
 
 	if ((v = json_object_get(obj, "node"))) {
 		push_key(c, "node");
@@ -918,11 +1067,45 @@ static int parse_skew(struct ctx *c, json_t *root)
 	return rc;
 }
 
+/* "workers": {"NODE": K}: NODE handles at most K calls at once. */
+static int parse_workers(struct ctx *c, json_t *root)
+{
+	json_t *v = json_object_get(root, "workers");
+	if (!v)
+		return 0;
+	push_key(c, "workers");
+	if (!json_is_object(v)) {
+		fail(c, "expected an object: {\"NODE\": WORKERS}");
+		pop(c);
+		return -1;
+	}
+	c->cfg->workers = bb_xcalloc(bb_intern_count(c->cfg->nodes), sizeof(*c->cfg->workers));
+	const char *key;
+	json_t *e;
+	int rc = 0;
+	json_object_foreach(v, key, e) {
+		long long k = 0;
+		push_key(c, key);
+		uint32_t i = bb_intern_find(c->cfg->nodes, key, strlen(key));
+		if (i == BB_NONE)
+			rc = fail(c, "unknown node \"%s\" (not in \"nodes\")", key);
+		else
+			rc = integer_in(c, e, 1, MT_MAX_WORKERS, &k);
+		pop(c);
+		if (rc)
+			break;
+		c->cfg->workers[i] = (uint32_t)k;
+		c->cfg->ordered = 1;
+	}
+	pop(c);
+	return rc;
+}
+
 static int parse_root(struct ctx *c, json_t *root)
 {
 	static const char *const allowed[] = {"seed",     "start",  "duration", "messages",
 	                                      "ids",      "nodes",  "defaults", "tracelets",
-	                                      "loss",     "skew",   NULL};
+	                                      "loss",     "skew",   "workers",  NULL};
 	struct bb_mt_config *cfg = c->cfg;
 	if (!json_is_object(root))
 		return fail(c, "expected a JSON object at the top");
@@ -964,7 +1147,8 @@ static int parse_root(struct ctx *c, json_t *root)
 		if (bad)
 			return -1;
 	}
-	if (parse_nodes(c, root) != 0 || parse_loss(c, root) != 0 || parse_skew(c, root) != 0)
+	if (parse_nodes(c, root) != 0 || parse_loss(c, root) != 0 || parse_skew(c, root) != 0 ||
+	    parse_workers(c, root) != 0)
 		return -1;
 
 	struct dstore ds = {0};
@@ -1084,11 +1268,13 @@ void bb_mt_config_free(struct bb_mt_config *cfg)
 	for (uint32_t i = 0; i < cfg->ntl; i++) {
 		free(cfg->tl[i].name);
 		free(cfg->tl[i].roots);
+		delay_free(&cfg->tl[i].think);
 		seq_free(&cfg->tl[i].body);
 	}
 	free(cfg->tl);
 	bb_intern_free(cfg->nodes);
 	bb_mt_skew_free(cfg->skew);
+	free(cfg->workers);
 	free(cfg->name);
 	free(cfg);
 }

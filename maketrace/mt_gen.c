@@ -38,6 +38,22 @@ struct slot {
 	uint32_t n, cap, pos;
 	uint64_t inst;          /* number of the instance in buf, given at its first message */
 	int64_t end_ns;         /* when the instance in buf ended */
+	int64_t next_ns;        /* ordered runs: the slot's next arrival */
+};
+
+/* Ordered runs: a message of a generated instance waiting to be sent, and the
+ * instances in flight. */
+struct pend {
+	int64_t ts_ns;
+	uint64_t seq;
+	uint64_t id;
+	uint32_t from, to, op, inst;
+};
+
+struct inflight {
+	uint64_t num;           /* its number, 0 until its first message is sent */
+	uint32_t tl;
+	uint32_t left;          /* messages not yet sent; 0: the entry is free */
 };
 
 /* A message on its way out (through the reorder heap when skew is on). */
@@ -87,6 +103,19 @@ struct bb_mt_gen {
 	size_t nrh, caprh;
 	uint64_t evseq;
 
+	/* ordered runs (docs/maketrace.md, "Arrivals and worker pools") */
+	struct pend *pq;           /* pending messages, a heap by (time, seq) */
+	size_t npq, cappq;
+	uint64_t pseq;
+	struct inflight *fl;       /* instances in flight */
+	uint32_t nfl, capfl;
+	uint32_t *flfree;          /* free entries of fl */
+	uint32_t nflfree;
+	int64_t **busy;            /* per node with a pool: each worker's busy-until time */
+	uint64_t pool_calls, pool_waited;
+	double pool_lag_sum;
+	int64_t pool_lag_max;
+
 	char *pathbuf;
 	struct bb_writer *w;
 	int werr;
@@ -99,6 +128,9 @@ struct bb_mt_gen {
 	struct open_list *open;    /* per node: calls into it not yet returned */
 	double par_sum;
 	uint64_t par_n;
+	double *open_ns;           /* per node: sum of the durations of the calls into it */
+	uint8_t *recv, *sends;     /* per node: receives calls, makes calls */
+	int64_t gen_first, gen_last; /* first and last generated message (true time) */
 	uint8_t *node_seen;
 	uint64_t *edges;           /* open-addressing set of from<<32|to, +1 */
 	size_t nedges, capedges;
@@ -118,12 +150,28 @@ static int64_t draw(struct bb_mt_rng *r, const struct mt_delay *d)
 			i++;
 		c = &c[i];
 	}
-	double x = bb_mt_rng_gauss_pos(r, c->mean_ns, c->sd_ns);
+	double x;
+	if (c->dist == MT_LOGNORMAL)
+		x = exp(c->mu + c->sigma * bb_mt_rng_gauss(r));
+	else if (c->dist == MT_EXP)
+		x = -c->mean_ns * log1p(-bb_mt_rng_unit(r));
+	else
+		x = bb_mt_rng_gauss_pos(r, c->mean_ns, c->sd_ns);
 	return x >= 9e18 ? INT64_C(9000000000000000000) : (int64_t)llround(x);
+}
+
+/* Uniform integer in [lo, hi]. */
+static uint32_t uniform_count(struct bb_mt_rng *r, uint32_t lo, uint32_t hi)
+{
+	if (hi <= lo)
+		return lo;
+	return lo + (uint32_t)((double)(hi - lo + 1) * bb_mt_rng_unit(r));
 }
 
 static int64_t think(struct slot *s, const struct mt_tracelet *tl)
 {
+	if (tl->think.n)
+		return draw(&s->rng, &tl->think);
 	if (tl->think_max_ns <= tl->think_min_ns)
 		return tl->think_min_ns;
 	double span = (double)(tl->think_max_ns - tl->think_min_ns);
@@ -166,6 +214,34 @@ static void put(struct bb_mt_gen *g, struct slot *s, uint32_t op, uint32_t from,
 	s->n++;
 }
 
+/* A call into a node with a worker pool arrives at *t: it takes the worker
+ * that frees first and its handler starts when that worker is free (*t moves
+ * on by the wait). Returns the worker's busy-until time, to be set to the
+ * handler's return, or NULL for a node without a pool. The worker is marked
+ * busy without end meanwhile, so a handler that calls into its own node
+ * takes another worker (and does not wait when none is left). */
+static int64_t *pool_take(struct bb_mt_gen *g, uint32_t node, int64_t *t)
+{
+	if (!g->cfg->workers || !g->cfg->workers[node])
+		return NULL;
+	int64_t *w = g->busy[node];
+	uint32_t k = g->cfg->workers[node], best = 0;
+	for (uint32_t i = 1; i < k; i++)
+		if (w[i] < w[best])
+			best = i;
+	g->pool_calls++;
+	if (w[best] != INT64_MAX && w[best] > *t) {
+		int64_t lag = w[best] - *t;
+		g->pool_waited++;
+		g->pool_lag_sum += (double)lag;
+		if (lag > g->pool_lag_max)
+			g->pool_lag_max = lag;
+		*t = w[best];
+	}
+	w[best] = INT64_MAX;
+	return &w[best];
+}
+
 static void run_seq(struct bb_mt_gen *g, struct slot *s, const struct mt_seq *seq,
                     struct thread *th);
 
@@ -178,10 +254,30 @@ static void run_step(struct bb_mt_gen *g, struct slot *s, const struct mt_step *
 		uint64_t id = ++g->next_id;
 		put(g, s, BB_CALL, th->node, st->to, t, id);
 		struct thread callee = {t, st->to};
+		int64_t *worker = pool_take(g, st->to, &callee.t);
 		run_seq(g, s, &st->body, &callee);
 		t = bb_mt_time_add(callee.t, draw(&s->rng, &st->ret));
+		if (worker)
+			*worker = t; /* busy until the return is sent */
 		put(g, s, BB_RET, st->to, th->node, t, id);
 		th->t = t;
+		break;
+	}
+	case MT_REPEAT: {
+		uint32_t k = uniform_count(&s->rng, st->rmin, st->rmax);
+		int64_t join = th->t;
+		for (uint32_t i = 0; i < k && !g->overflow; i++) {
+			if (!st->rpar) {
+				run_seq(g, s, &st->body, th);
+				continue;
+			}
+			struct thread b = *th;
+			run_seq(g, s, &st->body, &b);
+			if (b.t > join)
+				join = b.t;
+		}
+		if (st->rpar)
+			th->t = join;
 		break;
 	}
 	case MT_MSG: {
@@ -379,7 +475,12 @@ static void edge_add(struct bb_mt_gen *g, uint32_t from, uint32_t to)
  * that are still open and began before the child's call. */
 static void par_msg(struct bb_mt_gen *g, const struct mt_msg *m)
 {
+	if (g->gen_first == BB_NO_TIME)
+		g->gen_first = m->ts_ns;
+	g->gen_last = m->ts_ns;
 	if (m->op == BB_CALL) {
+		g->recv[m->to] = 1;
+		g->sends[m->from] = 1;
 		struct open_list *l = &g->open[m->to];
 		if (l->n == l->cap) {
 			l->cap = l->cap ? 2 * l->cap : 8;
@@ -397,6 +498,7 @@ static void par_msg(struct bb_mt_gen *g, const struct mt_msg *m)
 			return; /* its call fell before a message limit: cannot happen, but harmless */
 		start = l->c[i].start_ns;
 		l->c[i] = l->c[--l->n];
+		g->open_ns[m->from] += (double)(m->ts_ns - start);
 		const struct open_list *p = &g->open[m->to];
 		uint32_t cand = 0;
 		for (uint32_t k = 0; k < p->n; k++)
@@ -456,16 +558,19 @@ static int64_t skew_bound(const struct bb_mt_gen *g, int64_t t_ns)
 	return bb_mt_time_add(t_ns, lo);
 }
 
-static void emit(struct bb_mt_gen *g, struct slot *s, const struct mt_msg *m)
+/* Sends message m of an instance of tracelet tl numbered *inst; first: its
+ * first message, which gives it its number. */
+static void emit(struct bb_mt_gen *g, uint32_t tl, uint64_t *inst, int first,
+                 const struct mt_msg *m)
 {
 	g->generated++;
-	if (s->pos == 1) /* numbered in order of their first message */
-		s->inst = ++g->instances[s->tl];
+	if (first) /* numbered in order of their first message */
+		*inst = ++g->instances[tl];
 	if (g->o.stats)
 		par_msg(g, m);
 	if (g->loss_on && bb_mt_loss_drop(&g->loss, m->ts_ns))
 		return;
-	struct ev e = {m->ts_ns, g->evseq++, m->id, s->inst, m->from, m->to, s->tl, m->op};
+	struct ev e = {m->ts_ns, g->evseq++, m->id, *inst, m->from, m->to, tl, m->op};
 	if (!g->skew_on) {
 		write_ev(g, &e);
 		return;
@@ -563,6 +668,20 @@ struct bb_mt_gen *bb_mt_gen_new(const struct bb_mt_config *cfg, const struct bb_
 	if (g->o.stats) {
 		g->open = bb_xcalloc(nn, sizeof(*g->open));
 		g->node_seen = bb_xcalloc(nn, 1);
+		g->open_ns = bb_xcalloc(nn, sizeof(*g->open_ns));
+		g->recv = bb_xcalloc(nn, 1);
+		g->sends = bb_xcalloc(nn, 1);
+	}
+	g->gen_first = g->gen_last = BB_NO_TIME;
+	if (cfg->workers) {
+		g->busy = bb_xcalloc(nn, sizeof(*g->busy));
+		for (uint32_t i = 0; i < nn; i++) {
+			if (!cfg->workers[i])
+				continue;
+			g->busy[i] = bb_xmalloc(cfg->workers[i] * sizeof(**g->busy));
+			for (uint32_t j = 0; j < cfg->workers[i]; j++)
+				g->busy[i][j] = INT64_MIN;
+		}
 	}
 	g->first_ns = g->last_ns = BB_NO_TIME;
 	return g;
@@ -579,6 +698,16 @@ void bb_mt_gen_free(struct bb_mt_gen *g)
 			free(g->open[i].c);
 	free(g->open);
 	free(g->node_seen);
+	free(g->open_ns);
+	free(g->recv);
+	free(g->sends);
+	if (g->busy)
+		for (uint32_t i = 0; i < bb_intern_count(g->cfg->nodes); i++)
+			free(g->busy[i]);
+	free(g->busy);
+	free(g->pq);
+	free(g->fl);
+	free(g->flfree);
 	free(g->edges);
 	free(g->slots);
 	free(g->heap);
@@ -590,6 +719,164 @@ void bb_mt_gen_free(struct bb_mt_gen *g)
 	free(g->off_ns);
 	free(g->drift);
 	free(g);
+}
+
+/* ---- ordered runs: arrivals, bursts and worker pools ----
+ *
+ * A worker pool couples the instances: a call waits for the calls before it.
+ * So with pools, open-loop arrivals or bursts, instances are generated in
+ * order of their start, across all slots (the slot heap is keyed by the next
+ * arrival), each arrival starting one to burst_max instances at once; their
+ * messages wait in a heap by (time, generation order) and are sent once no
+ * arrival still to come can start earlier. A pool serves calls in the order
+ * the generator meets them: instances by start, the calls of an instance in
+ * its step order. */
+
+static int pend_less(const struct pend *a, const struct pend *b)
+{
+	return a->ts_ns < b->ts_ns || (a->ts_ns == b->ts_ns && a->seq < b->seq);
+}
+
+static void pq_push(struct bb_mt_gen *g, const struct pend *e)
+{
+	if (g->npq == g->cappq) {
+		g->cappq = g->cappq ? 2 * g->cappq : 1024;
+		g->pq = bb_xrealloc(g->pq, g->cappq * sizeof(*g->pq));
+	}
+	size_t i = g->npq++;
+	while (i > 0 && pend_less(e, &g->pq[(i - 1) / 2])) {
+		g->pq[i] = g->pq[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	g->pq[i] = *e;
+}
+
+static void pq_pop(struct bb_mt_gen *g)
+{
+	struct pend x = g->pq[--g->npq];
+	size_t i = 0, n = g->npq;
+	for (;;) {
+		size_t l = 2 * i + 1, m;
+		if (l >= n)
+			break;
+		m = (l + 1 < n && pend_less(&g->pq[l + 1], &g->pq[l])) ? l + 1 : l;
+		if (!pend_less(&g->pq[m], &x))
+			break;
+		g->pq[i] = g->pq[m];
+		i = m;
+	}
+	if (n)
+		g->pq[i] = x;
+}
+
+static int arr_less(const struct bb_mt_gen *g, uint32_t a, uint32_t b)
+{
+	int64_t ta = g->slots[a].next_ns, tb = g->slots[b].next_ns;
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void arr_down(struct bb_mt_gen *g, uint32_t i)
+{
+	uint32_t *h = g->heap, n = g->nheap, x = h[i];
+	for (;;) {
+		uint32_t l = 2 * i + 1, m;
+		if (l >= n)
+			break;
+		m = (l + 1 < n && arr_less(g, h[l + 1], h[l])) ? l + 1 : l;
+		if (!arr_less(g, h[m], x))
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	h[i] = x;
+}
+
+/* Generates the arrival of slot s at s->next_ns (one to burst_max instances,
+ * all starting then) into the pending heap, and sets the slot's next arrival:
+ * an exponential gap later with a rate, else a think time after the last of
+ * them ends. */
+static void arrive(struct bb_mt_gen *g, struct slot *s)
+{
+	const struct mt_tracelet *tl = &g->cfg->tl[s->tl];
+	int64_t start = s->next_ns, end = start;
+	uint32_t k = uniform_count(&s->rng, tl->burst_min, tl->burst_max);
+	for (uint32_t j = 0; j < k && !g->overflow; j++) {
+		s->n = 0;
+		struct thread th = {start, s->root};
+		run_seq(g, s, &tl->body, &th);
+		if (th.t > end)
+			end = th.t;
+		if (g->overflow) {
+			g->overflow_tl = s->tl;
+			return;
+		}
+		if (!s->n)
+			continue;
+		sort_instance(s);
+		uint32_t f;
+		if (g->nflfree) {
+			f = g->flfree[--g->nflfree];
+		} else {
+			if (g->nfl == g->capfl) {
+				g->capfl = g->capfl ? 2 * g->capfl : 256;
+				g->fl = bb_xrealloc(g->fl, g->capfl * sizeof(*g->fl));
+				g->flfree = bb_xrealloc(g->flfree, g->capfl * sizeof(*g->flfree));
+			}
+			f = g->nfl++;
+		}
+		g->fl[f] = (struct inflight){0, s->tl, s->n};
+		for (uint32_t i = 0; i < s->n; i++) {
+			const struct mt_msg *m = &s->buf[i];
+			struct pend e = {m->ts_ns, g->pseq++, m->id, m->from, m->to, m->op, f};
+			pq_push(g, &e);
+		}
+	}
+	if (tl->rate > 0) {
+		double gap = -log1p(-bb_mt_rng_unit(&s->rng)) / tl->rate * 1e9;
+		s->next_ns = bb_mt_time_add(start, gap >= 9e18 ? INT64_MAX : (int64_t)llround(gap));
+	} else {
+		s->next_ns = bb_mt_time_add(end, think(s, tl));
+		if (s->next_ns <= start)
+			s->next_ns = start + 1; /* time must move on */
+	}
+}
+
+static void run_ordered(struct bb_mt_gen *g)
+{
+	g->nheap = 0;
+	for (uint32_t i = 0; i < g->nslots; i++) {
+		struct slot *s = &g->slots[i];
+		const struct mt_tracelet *tl = &g->cfg->tl[s->tl];
+		/* a first arrival a think time (or an exponential gap) after the start */
+		int64_t first = think(s, tl);
+		if (tl->rate > 0)
+			first = (int64_t)llround(-log1p(-bb_mt_rng_unit(&s->rng)) / tl->rate * 1e9);
+		s->next_ns = bb_mt_time_add(g->t0_ns, first);
+		if (s->next_ns < g->tend_ns)
+			g->heap[g->nheap++] = i;
+	}
+	for (uint32_t i = g->nheap / 2; i-- > 0;)
+		arr_down(g, i);
+	while ((g->nheap || g->npq) && g->generated < g->max_msgs && !g->werr && !g->overflow) {
+		if (g->nheap && (!g->npq || g->slots[g->heap[0]].next_ns <= g->pq[0].ts_ns)) {
+			struct slot *s = &g->slots[g->heap[0]];
+			arrive(g, s);
+			if (s->next_ns >= g->tend_ns)
+				g->heap[0] = g->heap[--g->nheap];
+			if (g->nheap)
+				arr_down(g, 0);
+			continue;
+		}
+		struct pend e = g->pq[0];
+		pq_pop(g);
+		struct inflight *f = &g->fl[e.inst];
+		struct mt_msg m = {e.ts_ns, e.id, e.from, e.to, 0, e.op};
+		emit(g, f->tl, &f->num, f->num == 0, &m);
+		if (--f->left == 0)
+			g->flfree[g->nflfree++] = e.inst;
+		if (g->o.progress && g->generated % PROGRESS_EVERY == 0)
+			g->o.progress(g->o.progress_ctx, g->generated);
+	}
 }
 
 static int write_meta(struct bb_mt_gen *g, struct bb_err *err)
@@ -661,6 +948,10 @@ int bb_mt_gen_run(struct bb_mt_gen *g, struct bb_writer *w, struct bb_err *err)
 	if (rc)
 		return rc;
 
+	if (g->cfg->ordered) {
+		run_ordered(g);
+		goto flush;
+	}
 	for (uint32_t i = 0; i < g->nslots; i++) {
 		struct slot *s = &g->slots[i];
 		int64_t start = bb_mt_time_add(g->t0_ns, think(s, &g->cfg->tl[s->tl]));
@@ -673,7 +964,8 @@ int bb_mt_gen_run(struct bb_mt_gen *g, struct bb_writer *w, struct bb_err *err)
 	while (g->nheap && g->generated < g->max_msgs && !g->werr && !g->overflow) {
 		uint32_t si = g->heap[0];
 		struct slot *s = &g->slots[si];
-		emit(g, s, &s->buf[s->pos++]);
+		s->pos++;
+		emit(g, s->tl, &s->inst, s->pos == 1, &s->buf[s->pos - 1]);
 		if (s->pos == s->n) {
 			const struct mt_tracelet *tl = &g->cfg->tl[s->tl];
 			if (!fill(g, s, bb_mt_time_add(s->end_ns, think(s, tl))))
@@ -684,6 +976,7 @@ int bb_mt_gen_run(struct bb_mt_gen *g, struct bb_writer *w, struct bb_err *err)
 		if (g->o.progress && g->generated % PROGRESS_EVERY == 0)
 			g->o.progress(g->o.progress_ctx, g->generated);
 	}
+flush:
 	while (g->nrh && !g->werr) {
 		write_ev(g, &g->rh[0]);
 		rh_pop(g);
@@ -715,6 +1008,21 @@ void bb_mt_gen_summary(const struct bb_mt_gen *g, struct bb_mt_summary *s)
 	s->edges = g->nedges;
 	s->child_calls = g->par_n;
 	s->parallelism = g->par_n ? g->par_sum / (double)g->par_n : 0;
+	if (g->open_ns && g->gen_last > g->gen_first) {
+		double sum = 0;
+		for (uint32_t i = 0; i < bb_intern_count(g->cfg->nodes); i++) {
+			if (!g->recv[i] || !g->sends[i])
+				continue;
+			sum += g->open_ns[i];
+			s->internal_nodes++;
+		}
+		if (s->internal_nodes)
+			s->open_calls = sum / (double)(g->gen_last - g->gen_first) / s->internal_nodes;
+	}
+	s->pool_calls = g->pool_calls;
+	s->pool_waited = g->pool_waited;
+	s->pool_lag_mean_ns = g->pool_waited ? g->pool_lag_sum / (double)g->pool_waited : 0;
+	s->pool_lag_max_ns = g->pool_lag_max;
 	s->ntracelets = g->cfg->ntl;
 	s->tracelet_names = g->tl_names;
 	s->instances = g->instances;

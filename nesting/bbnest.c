@@ -48,6 +48,9 @@ static void usage(FILE *out)
 	        "      --global              choose all parents at once: the best assignment\n"
 	        "                            under the child counts the call counts support\n"
 	        "                            (needs the messages in memory: see --memory)\n"
+	        "      --sequence            measure a child from its candidate parent's latest\n"
+	        "                            returned child, or its start when none (needs the\n"
+	        "                            messages in memory)\n"
 	        "      --no-content          ignore tok= and ctx= (shared identifiers and\n"
 	        "                            propagated context): times alone decide\n"
 	        "  -w, --skew-window SECONDS loosen nesting comparisons by this much (0.03, 30ms)\n"
@@ -61,6 +64,9 @@ static void usage(FILE *out)
 	        "ground truth (traces with path= attributes):\n"
 	        "      --oracle              print the true patterns instead of inferred ones\n"
 	        "      --truth               also score the inferred patterns against the truth\n"
+	        "      --bound               with --truth: also the timing-only bound, the wrong\n"
+	        "                            share of an assignment by the true delay\n"
+	        "                            distributions and child counts (a reference)\n"
 	        "input and messages:\n"
 	        "      --lenient             skip bad lines (counted) instead of failing\n"
 	        "  -q, --quiet               no progress or warnings on standard error\n"
@@ -220,12 +226,14 @@ enum {
 	OPT_TIMEOUT,
 	OPT_ORACLE,
 	OPT_TRUTH,
+	OPT_BOUND,
 	OPT_LENIENT,
 	OPT_MEMORY,
 	OPT_RETURN_SCORE,
 	OPT_REASSIGN,
 	OPT_GLOBAL,
 	OPT_NO_CONTENT,
+	OPT_SEQUENCE,
 	OPT_STATS,
 	OPT_VERSION,
 };
@@ -249,12 +257,14 @@ static const struct option longopts[] = {
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"oracle", no_argument, NULL, OPT_ORACLE},
 	{"truth", no_argument, NULL, OPT_TRUTH},
+	{"bound", no_argument, NULL, OPT_BOUND},
 	{"lenient", no_argument, NULL, OPT_LENIENT},
 	{"memory", required_argument, NULL, OPT_MEMORY},
 	{"return-score", no_argument, NULL, OPT_RETURN_SCORE},
 	{"reassign", no_argument, NULL, OPT_REASSIGN},
 	{"global", no_argument, NULL, OPT_GLOBAL},
 	{"no-content", no_argument, NULL, OPT_NO_CONTENT},
+	{"sequence", no_argument, NULL, OPT_SEQUENCE},
 	{"stats", no_argument, NULL, OPT_STATS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
@@ -297,7 +307,7 @@ int main(int argc, char **argv)
 	bb_nest_params_init(&p);
 	struct bb_reader_opts ro = {0};
 	const char *outpath = NULL;
-	int format = 'd', oracle = 0, truth = 0, quiet = 0, stats = 0, c;
+	int format = 'd', oracle = 0, truth = 0, bound = 0, quiet = 0, stats = 0, c;
 	uint64_t u;
 	double d;
 
@@ -390,6 +400,9 @@ int main(int argc, char **argv)
 		case OPT_TRUTH:
 			truth = 1;
 			break;
+		case OPT_BOUND:
+			bound = 1;
+			break;
 		case OPT_LENIENT:
 			ro.lenient = 1;
 			break;
@@ -404,6 +417,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_CONTENT:
 			p.content = 0;
+			break;
+		case OPT_SEQUENCE:
+			p.sequence = 1;
 			break;
 		case OPT_MEMORY:
 			if (parse_count(optarg, &u) != 0 || u > ((uint64_t)SIZE_MAX >> 20))
@@ -430,6 +446,8 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind > 1)
 		return usage_error("one trace at most, got '%s' too", argv[optind + 1]);
+	if (bound && !truth)
+		return usage_error("%s", "--bound needs --truth (it learns from the path= attributes)");
 	struct bb_err err = {{0}};
 	if (bb_nest_params_check(&p, &err) != 0)
 		return usage_error("%s", err.msg);
@@ -442,7 +460,7 @@ int main(int argc, char **argv)
 		return 1;
 	int show = !quiet && isatty(STDERR_FILENO);
 
-	struct bb_nest *inf = NULL, *orc = NULL;
+	struct bb_nest *inf = NULL, *orc = NULL, *bnd = NULL;
 	struct bb_vval *acc = NULL;
 	int status = 0;
 	if (!oracle || truth) {
@@ -458,6 +476,26 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: warning: %s has no path= attributes: every call is its "
 			                "own true path\n", prog, name);
 	}
+	struct bb_nest_accuracy ab;
+	int bound_used = 0;
+	if (!status && bound) {
+		/* the timing-only bound: its own run, parents from the truth's delay
+		 * distributions and child counts */
+		struct bb_nest_params bp = p;
+		bp.bound = 1;
+		bp.return_score = bp.reassign = bp.global = 0;
+		bnd = bb_nest_new(&bp, BB_NEST_INFER);
+		status = run_one(bnd, in, name, &ro, show);
+		struct bb_nest_stats sb;
+		bb_nest_get_stats(bnd, &sb);
+		bound_used = !status && sb.bound_used;
+		if (bound_used) {
+			bb_nest_compare(bnd, orc, &ab);
+			bb_nest_set_bound(oracle ? orc : inf, &ab);
+		} else if (!status && !quiet && sb.children) {
+			warn_unused(name, "--bound", "messages or candidates");
+		}
+	}
 	if (in != stdin)
 		fclose(in);
 	if (status)
@@ -469,6 +507,8 @@ int main(int argc, char **argv)
 		struct bb_nest_accuracy a;
 		bb_nest_compare(inf, orc, &a);
 		acc = bb_nest_accuracy_vval(&a);
+		if (bound_used)
+			bb_vval_set(acc, "bound", bb_nest_accuracy_vval(&ab));
 		out.accuracy = acc;
 	}
 	struct bb_nest_stats st;
@@ -514,6 +554,7 @@ done:
 	bb_vval_free(acc);
 	bb_nest_free(inf);
 	bb_nest_free(orc);
+	bb_nest_free(bnd);
 	(void)spooled;
 	return status;
 }

@@ -91,7 +91,7 @@ static uint32_t total_cap(struct bb_nest *n, uint32_t b)
 	return (uint32_t)k;
 }
 
-#define NO_CAP UINT32_MAX
+#define NO_CAP NEST_NO_CAP
 
 struct slot_key {
 	uint32_t par, c, id;
@@ -149,12 +149,12 @@ static void make_net(struct bb_nest *n, struct net *k)
 	uint8_t *ndone = bb_xcalloc(n->ninto + 1, 1);
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		struct nest_gchild *x = &g->ch[ci];
-		if (x->b < n->ninto && !ndone[x->b]) {
+		if (!g->cap && x->b < n->ninto && !ndone[x->b]) {
 			ncap[x->b] = total_cap(n, x->b);
 			ndone[x->b] = 1;
 		}
 		uint32_t tk = x->b < n->ninto && ncap[x->b] ? ncap[x->b] : NO_CAP;
-		uint32_t once = nest_once(n, x->b, x->c) ? 1 : NO_CAP;
+		uint32_t once = !g->cap && nest_once(n, x->b, x->c) ? 1 : NO_CAP;
 		for (uint32_t j = 0; j < x->nc; j++) {
 			struct nest_gent *e = &g->ent[x->off + j];
 			if (tslot[e->par] == BB_NONE) {
@@ -163,7 +163,7 @@ static void make_net(struct bb_nest *n, struct net *k)
 					k->tcap = bb_xrealloc(k->tcap, capt * sizeof(uint32_t));
 				}
 				tslot[e->par] = (uint32_t)k->npar;
-				k->tcap[k->npar++] = tk;
+				k->tcap[k->npar++] = g->cap ? g->cap(n, e->par, NEST_ANY) : tk;
 			}
 			e->slot_t = tslot[e->par];
 			if (2 * (hn + 1) > hcap) {
@@ -195,7 +195,7 @@ static void make_net(struct bb_nest *n, struct net *k)
 				h[q].par = e->par;
 				h[q].c = x->c;
 				h[q].id = (uint32_t)k->npc;
-				k->pccap[k->npc] = once;
+				k->pccap[k->npc] = g->cap ? g->cap(n, e->par, x->c) : once;
 				k->pcpar[k->npc++] = e->slot_t;
 				hn++;
 			}
@@ -542,5 +542,6 @@ void nest_global_free(struct bb_nest *n)
 {
 	free(n->glob.ch);
 	free(n->glob.ent);
+	free(n->glob.truth);
 	memset(&n->glob, 0, sizeof(n->glob));
 }

@@ -60,6 +60,7 @@ struct call {
 	uint32_t nchildren;
 	uint32_t sure_to[4];      /* pass 1, --reassign: callees of its sure children */
 	uint32_t nsure;           /* how many (more than 4: not all kept) */
+	int64_t sure_call[4], sure_ret[4]; /* pass 1: their times */
 	uint32_t ridx;            /* pass 1: index of its CALL in the recorded records */
 	uint64_t idhash;
 	char *id;                 /* while open: idbuf, or allocated when longer */
@@ -85,6 +86,9 @@ struct node_list {
 	uint64_t ncalls; /* pass 1: call pairs into this node (--reassign) */
 	uint64_t nobs;   /* pass 1: of them, with children all sure (--reassign) */
 	uint32_t smin, smax; /* pass 1: fewest and most sure children of those (--global) */
+	uint64_t pobs, povl; /* pass 1: calls into it with 2-4 children all sure, and of
+	                        them, ones with two children overlapping in time */
+	int parallel;        /* its calls make calls in parallel: no overlap penalty */
 	uint32_t clast;      /* pass 1: 1 + the CALL record of the last call into this
 	                        node that returned with tokens, or 0 (nest_content.c) */
 };
@@ -145,12 +149,20 @@ struct nest_gchild {
 	uint32_t b, c;    /* caller and callee nodes */
 	uint32_t off, nc; /* its candidates in ent */
 };
+/* Capacities of the flow network: how many children parent call par (a CALL
+ * record) may take into callee node c, and in all (c == NEST_ANY); NEST_NO_CAP
+ * for no bound. */
+#define NEST_NO_CAP UINT32_MAX
+typedef uint32_t (*nest_cap_fn)(struct bb_nest *n, uint32_t par, uint32_t c);
 struct nest_global {
 	struct nest_gchild *ch;
 	size_t nch, capch;
 	struct nest_gent *ent;
 	size_t nent, capent;
 	int full;         /* the candidates outgrew the memory budget: not used */
+	nest_cap_fn cap;  /* NULL: the capacities pass 1's call counts support */
+	uint32_t *truth;  /* --bound: per child, its true parent's entry, or BB_NONE */
+	size_t captruth;
 };
 
 /* ---- patterns (nest_paths.c) ------------------------------------------------- */
@@ -184,6 +196,11 @@ struct pattern {
  * c before "at most one child into c" is refuted (nest_score.c conflict). */
 #define NEST_ONCE_EXPECT 5.0
 
+/* A node makes parallel calls when at least NEST_PAR_SHARE of its calls
+ * seen with 2-4 sure children, and NEST_PAR_MIN of them, had two at once. */
+#define NEST_PAR_MIN 10
+#define NEST_PAR_SHARE 0.1
+
 /* ---- the run ----------------------------------------------------------------- */
 
 struct bb_nest {
@@ -195,6 +212,11 @@ struct bb_nest {
 	                             histograms (--return-score) */
 	int gstage;               /* pass 2 replay that only collects candidates (--global) */
 	int cstage;               /* pass 2 replay that only learns what tokens are worth */
+	int sstage;               /* pass 2 replay that learns the sequence gaps (nest_seq.c) */
+	int seq_ready;            /* the sequence histograms are learnt */
+	uint32_t *spar;           /* sequence stage, --global: per CALL record, its parent's */
+	int64_t *sret, *scall;    /* ... and its return and call times */
+	uint32_t *soff, *skid;    /* ... each parent record's children: skid[soff[p]..soff[p+1]) */
 	struct nest_global glob;  /* --global: the children and their candidates */
 	uint32_t *gpar;           /* --global: per CALL record, its parent's, or BB_NONE */
 	int64_t now;
@@ -222,7 +244,10 @@ struct bb_nest {
 	/* recorded messages (pass 1) for pass 2 */
 	struct mrec *rec;
 	size_t nrec, caprec;
-	uint32_t *rpath;          /* oracle: per record, path= value in paths, or BB_NONE */
+	uint32_t *rpath;          /* oracle, --bound: per record, path= value in paths, or BB_NONE */
+	uint32_t *rreq;           /* --bound: per record, req= value in reqs, or BB_NONE */
+	struct bb_intern *reqs;
+	struct nest_bound *bnd;   /* --bound: what the truth taught (nest_bound.c) */
 	int64_t *rret;            /* --return-score: per CALL record, its return time */
 	struct bb_intern *paths;
 	size_t rec_max;           /* budget, in records */
@@ -278,6 +303,8 @@ struct bb_nest {
 	size_t klen, kcap;
 
 	struct bb_nest_stats st;
+	int bound_set;            /* bb_nest_set_bound was called: the stats carry it */
+	uint64_t bound_fn, bound_true;
 	bb_nest_progress_fn progress;
 	void *progress_ctx;
 
@@ -302,6 +329,7 @@ uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri);
 
 /* nest_score.c */
 struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create);
+uint32_t nest_sb_bin(const struct bb_nest *n, int64_t d);
 void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
 void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
 void nest_rsb_free(struct bb_nest *n);
@@ -313,9 +341,23 @@ void nest_bin_weights(struct bb_nest *n);
 void nest_penalty_tables(struct bb_nest *n);
 double nest_base_score(struct bb_nest *n, struct call *par, const struct call *child);
 int nest_once(struct bb_nest *n, uint32_t b, uint32_t c);
+void nest_parallel_nodes(struct bb_nest *n);
 struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create);
 struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
                                 size_t nc);
+
+/* nest_seq.c: the callee bits of the sequence histograms' keys */
+#define NEST_SEQ_FIRST (UINT32_C(1) << 30)
+#define NEST_SEQ_NEXT (UINT32_C(1) << 31)
+double nest_seq_score(struct bb_nest *n, const struct call *par, const struct call *child);
+void nest_seq_learn(struct bb_nest *n, struct call *par, struct call *c);
+void nest_seq_context(struct bb_nest *n, struct call *par, struct call *c);
+void nest_seq_returned(struct bb_nest *n, const struct call *c);
+void nest_seq_stage(struct bb_nest *n);
+void nest_seq_free(struct bb_nest *n);
+void nest_seq_from_global(struct bb_nest *n);
+uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
+                           const struct call *child);
 
 /* nest_content.c */
 void nest_content_record(struct bb_nest *n, const struct bb_rec *rec, uint32_t ridx);
@@ -329,8 +371,16 @@ void nest_content_free(struct bb_nest *n);
 
 /* nest_global.c */
 void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);
+/* Chooses the parents of the children in n->glob (each entry's w its log
+ * score) that maximise the sum of the scores under the capacities (n->glob.cap,
+ * or pass 1's counts); sets n->gpar and frees n->glob. Also --bound's solver. */
 void nest_global_solve(struct bb_nest *n);
 void nest_global_free(struct bb_nest *n);
+
+/* nest_bound.c */
+void nest_bound_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);
+void nest_bound_solve(struct bb_nest *n);
+void nest_bound_free(struct bb_nest *n);
 
 /* nest_paths.c */
 void nest_attach(struct call *parent, struct call *child);

@@ -221,11 +221,15 @@ static void rec_stop(struct bb_nest *n)
 	free(n->rec);
 	free(n->rpath);
 	free(n->rret);
+	free(n->rreq);
 	bb_intern_free(n->paths);
+	bb_intern_free(n->reqs);
 	n->rec = NULL;
 	n->rpath = NULL;
 	n->rret = NULL;
+	n->rreq = NULL;
 	n->paths = NULL;
+	n->reqs = NULL;
 	n->nrec = n->caprec = 0;
 	n->recording = 0;
 }
@@ -245,20 +249,24 @@ static inline uint32_t rec_push(struct bb_nest *n, int64_t ts, uint32_t op, uint
 		if (cap > n->rec_max)
 			cap = n->rec_max;
 		n->rec = bb_xrealloc(n->rec, cap * sizeof(*n->rec));
-		if (n->mode == BB_NEST_ORACLE)
+		if (n->mode == BB_NEST_ORACLE || n->p.bound)
 			n->rpath = bb_xrealloc(n->rpath, cap * sizeof(*n->rpath));
-		if (n->mode == BB_NEST_INFER && n->p.return_score)
+		if (n->mode == BB_NEST_INFER && (n->p.return_score || n->p.bound))
 			n->rret = bb_xrealloc(n->rret, cap * sizeof(*n->rret));
 		if (n->rtok) {
 			n->rtok = bb_xrealloc(n->rtok, cap * sizeof(*n->rtok));
 			for (size_t i = n->caprec; i < cap; i++)
 				n->rtok[i] = BB_NONE;
 		}
+		if (n->mode == BB_NEST_INFER && n->p.bound)
+			n->rreq = bb_xrealloc(n->rreq, cap * sizeof(*n->rreq));
 		n->caprec = cap;
 	}
 	struct mrec *m = &n->rec[n->nrec];
 	if (n->rpath)
 		n->rpath[n->nrec] = BB_NONE;
+	if (n->rreq)
+		n->rreq[n->nrec] = BB_NONE;
 	if (n->rret)
 		n->rret[n->nrec] = BB_NO_TIME;
 	m->u.ts = ts;
@@ -302,7 +310,8 @@ static void release_root(struct bb_nest *n)
 	n->rhead = r->rnext;
 	if (!n->rhead)
 		n->rtail = NULL;
-	nest_add_instance(n, r);
+	if (!n->sstage)
+		nest_add_instance(n, r);
 	free_tree(n, r);
 }
 
@@ -360,6 +369,12 @@ static void on_call(struct bb_nest *n, const struct bb_reader *r, const struct b
 		}
 		if (n->mode == BB_NEST_INFER)
 			nest_content_record(n, rec, c->ridx);
+		const char *req;
+		if (n->rreq && c->ridx != BB_NONE && (req = bb_rec_attr(rec, "req", &len))) {
+			if (!n->reqs)
+				n->reqs = bb_intern_new();
+			n->rreq[c->ridx] = bb_intern_add(n->reqs, req, len);
+		}
 	}
 	/* ids are compared as the C strings they were stored as (an id with a
 	 * NUL in it matches only up to it): short ones live in the call */
@@ -500,7 +515,7 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 	if (n->pass == 1) {
 		if (n->mode == BB_NEST_INFER && nc)
 			nest_score_child(n, c, n->cand, nc);
-		if (n->mode == BB_NEST_INFER && (n->p.reassign || n->p.global))
+		if (n->mode == BB_NEST_INFER)
 			nest_sure_child(n, c, n->cand, nc);
 	} else if (n->cstage) {
 		nest_content_learn(n, c, nc);
@@ -509,7 +524,9 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 		if (nc)
 			nest_score_return(n, c, n->cand, nc);
 	} else if (n->gstage) {
-		if (nc)
+		if (nc && n->p.bound)
+			nest_bound_collect(n, c, n->cand, nc);
+		else if (nc)
 			nest_global_collect(n, c, n->cand, nc);
 	} else {
 		struct call *parent = NULL;
@@ -517,6 +534,10 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 			parent = n->mode == BB_NEST_ORACLE ? oracle_parent(c, n->cand, nc)
 			         : n->gpar                 ? global_parent(n, c, n->cand, nc)
 			                                   : nest_choose_parent(n, c, n->cand, nc);
+		if (parent && n->sstage)
+			nest_seq_context(n, parent, c);
+		if (n->sstage)
+			nest_seq_returned(n, c);
 		if (parent) {
 			nest_attach(parent, c);
 			update_max_ret(parent, c->max_ret);

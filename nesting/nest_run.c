@@ -26,6 +26,7 @@ void bb_nest_params_init(struct bb_nest_params *p)
 	p->bins_in_output = 1;
 	p->memory_bytes = BB_NEST_MEMORY_DEFAULT;
 	p->content = 1;
+	p->learn_parallel = 1;
 }
 
 int bb_nest_params_check(const struct bb_nest_params *p, struct bb_err *err)
@@ -68,6 +69,9 @@ static void nest_init(struct bb_nest *n)
 {
 	if (n->p.scoreboard == BB_NEST_SB_AUTO)
 		n->p.scoreboard = n->p.skew_window_ns > 0 ? BB_NEST_SB_PAPER : BB_NEST_SB_EDGE;
+	/* the timing-only bound sees times alone */
+	if (n->p.bound)
+		n->p.content = 0;
 	/* The oracle matches parents by path id, so a wide window cannot pair the
 	 * wrong calls; it only keeps clock skew from breaking the true trees. */
 	if (n->mode == BB_NEST_ORACLE && n->p.skew_window_ns < BB_NEST_ORACLE_WINDOW_NS)
@@ -95,11 +99,15 @@ static void nest_clear(struct bb_nest *n)
 	free(n->rec);
 	free(n->rpath);
 	free(n->rret);
+	free(n->rreq);
 	free(n->gpar);
 	free(n->ramb);
 	free(n->ccls);
 	nest_content_free(n);
+	nest_seq_free(n);
 	nest_global_free(n);
+	nest_bound_free(n);
+	bb_intern_free(n->reqs);
 	nest_rsb_free(n);
 	bb_intern_free(n->paths);
 	free(n->binw);
@@ -332,9 +340,13 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 		n->map_len = m.len;
 		n->map_done = n->map_off = 0;
 	}
+	int bound = n->mode == BB_NEST_INFER && n->p.bound;
 	n->rec_max = n->p.memory_bytes /
-	             (sizeof(struct mrec) + (n->mode == BB_NEST_ORACLE ? sizeof(uint32_t) : 0) +
-	              (n->mode == BB_NEST_INFER && n->p.return_score ? sizeof(int64_t) : 0));
+	             (sizeof(struct mrec) +
+	              (n->mode == BB_NEST_ORACLE || bound ? sizeof(uint32_t) : 0) +
+	              (bound ? sizeof(uint32_t) : 0) +
+	              (n->mode == BB_NEST_INFER && (n->p.return_score || bound) ? sizeof(int64_t)
+	                                                                         : 0));
 	n->recording = n->rec_max > 0 && (!buf || len / 32 <= n->rec_max);
 	struct bb_reader_opts o = {0};
 	if (ro)
@@ -355,6 +367,7 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 	if (rc >= 0 && n->mode == BB_NEST_INFER) {
 		nest_triple_norms(n);
 		nest_smooth(n);
+		nest_parallel_nodes(n);
 	}
 	if (rc >= 0 && n->recording) {
 		if (m.p) {
@@ -366,24 +379,39 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 		n->pass = 2;
 		if (n->mode == BB_NEST_INFER && n->rtok)
 			nest_content_stage(n);
-		if (n->rret) {
+		if (n->rret && n->p.return_score && !bound) {
 			/* --return-score: a first replay builds the return-side histograms */
 			n->rstage = 1;
 			nest_replay(n);
 			n->rstage = 0;
 			n->st.return_scored = 1;
 		}
-		if (n->mode == BB_NEST_INFER && n->p.global) {
-			/* --global: a replay collects every child's candidates, then all
-			 * parents are chosen at once */
+		if (n->mode == BB_NEST_INFER && (n->p.sequence || n->p.global) && !bound)
+			nest_seq_stage(n);
+		if (bound) {
+			/* --bound: a replay collects every child's candidates and true
+			 * parent, then the bound chooses all parents at once */
 			n->gstage = 1;
 			nest_replay(n);
 			n->gstage = 0;
-			if (!n->glob.full) {
-				nest_global_solve(n);
-				n->st.global_used = 1;
-			}
+			nest_bound_solve(n);
 			nest_global_free(n);
+		} else if (n->mode == BB_NEST_INFER && n->p.global) {
+			/* --global: a replay collects every child's candidates, then all
+			 * parents are chosen at once */
+			int rounds = getenv("BB_GROUNDS") ? atoi(getenv("BB_GROUNDS")) : 1;
+			for (int r = 0; r < rounds; r++) {
+				if (r)
+					nest_seq_from_global(n);
+				n->gstage = 1;
+				nest_replay(n);
+				n->gstage = 0;
+				if (!n->glob.full) {
+					nest_global_solve(n);
+					n->st.global_used = 1;
+				}
+				nest_global_free(n);
+			}
 		}
 		nest_replay(n);
 	} else if (rc >= 0) {
@@ -401,11 +429,16 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 	free(n->rec);
 	free(n->rpath);
 	free(n->rret);
+	free(n->rreq);
 	free(n->gpar);
 	free(n->ramb);
 	n->ramb = NULL;
 	nest_content_free(n);
+	nest_seq_free(n);
 	bb_intern_free(n->paths);
+	bb_intern_free(n->reqs);
+	n->rreq = NULL;
+	n->reqs = NULL;
 	n->gpar = NULL;
 	n->rec = NULL;
 	n->rpath = NULL;
@@ -462,6 +495,10 @@ static struct bb_vval *params_vval(const struct bb_nest *n)
 	if (p->global)
 		bb_vval_set(o, "global", bb_vval_bool(1));
 	bb_vval_set(o, "content", bb_vval_bool(p->content));
+	if (p->sequence)
+		bb_vval_set(o, "sequence", bb_vval_bool(1));
+	if (p->bound)
+		bb_vval_set(o, "bound", bb_vval_bool(1));
 	bb_vval_set_str(o, "rank", p->rank == BB_NEST_RANK_COUNT ? "count" : "latency");
 	bb_vval_set_int(o, "top", (int64_t)p->top);
 	bb_vval_set_int(o, "min_count", (int64_t)p->min_count);
@@ -504,6 +541,7 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 	if (n->mode == BB_NEST_ORACLE)
 		bb_vval_set_int(o, "calls_without_path", (int64_t)st.no_path);
 	if (n->mode == BB_NEST_INFER) {
+		bb_vval_set_int(o, "parallel_nodes", (int64_t)st.parallel_nodes);
 		bb_vval_set_int(o, "ambiguous_calls", (int64_t)st.ambiguous);
 		bb_vval_set_int(o, "ambiguous_instances", (int64_t)st.ambiguous_instances);
 	}
@@ -514,7 +552,28 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 		if (st.bad_content)
 			bb_vval_set_int(o, "bad_content", (int64_t)st.bad_content);
 	}
+	if (n->p.bound) {
+		bb_vval_set(o, "bound_used", bb_vval_bool(st.bound_used));
+		bb_vval_set_int(o, "bound_children", (int64_t)st.bound_children);
+	}
+	if (n->bound_set) {
+		/* the timing-only bound of the same trace (bbnest --bound) */
+		struct bb_vval *b = bb_vval_set(o, "bound", bb_vval_object());
+		bb_vval_set_int(b, "instances_fn", (int64_t)n->bound_fn);
+		bb_vval_set_int(b, "instances_true", (int64_t)n->bound_true);
+		bb_vval_set_num(b, "wrong_share",
+		                n->bound_true ? round(1e6 * (double)n->bound_fn /
+		                                      (double)n->bound_true) / 1e6
+		                              : 0);
+	}
 	return o;
+}
+
+void bb_nest_set_bound(struct bb_nest *n, const struct bb_nest_accuracy *bound)
+{
+	n->bound_set = 1;
+	n->bound_fn = bound->instances_fn;
+	n->bound_true = bound->instances_true;
 }
 
 const struct bb_vpatterns *bb_nest_patterns(struct bb_nest *n)

@@ -39,6 +39,11 @@ static uint32_t sb_bin(const struct bb_nest *n, int64_t d)
 	return d >= 0 ? nest_bin(&n->bins, d) : n->bins.n + nest_bin(&n->bins, -d);
 }
 
+uint32_t nest_sb_bin(const struct bb_nest *n, int64_t d)
+{
+	return sb_bin(n, d);
+}
+
 /* The histogram of nestings of B->C calls in A->B calls, created if asked. */
 struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create)
 {
@@ -149,6 +154,10 @@ void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size
 			pc_find(n, c->from, c->to, 1)->twice++;
 		else if (par->nsure < 4)
 			par->sure_to[par->nsure] = c->to;
+		if (par->nsure < 4) {
+			par->sure_call[par->nsure] = c->call_ts;
+			par->sure_ret[par->nsure] = c->ret_ts;
+		}
 		par->nsure++;
 	} else {
 		for (size_t i = 0; i < nc; i++)
@@ -157,6 +166,14 @@ void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size
 	if (c->ambiguous || c->nsure > 4 || c->nsure == 0)
 		return;
 	struct node_list *l = &n->into[c->to];
+	if (c->nsure >= 2) {
+		int ovl = 0;
+		for (uint32_t i = 0; i < c->nsure; i++)
+			for (uint32_t j = i + 1; j < c->nsure; j++)
+				ovl |= c->sure_call[i] < c->sure_ret[j] && c->sure_call[j] < c->sure_ret[i];
+		l->pobs++;
+		l->povl += ovl;
+	}
 	if (!l->nobs++ || c->nsure < l->smin)
 		l->smin = c->nsure;
 	if (c->nsure > l->smax)
@@ -297,10 +314,18 @@ static double parent_score(struct bb_nest *n, struct call *par, const struct cal
 	                       ? nest_triple(n, par->from, child->from, child->to, 0)
 	                   : pool ? pool
 	                          : nest_triple(n, NEST_ANY, child->from, child->to, 0);
-	uint32_t bk = sb_bin(n, nest_sub(child->call_ts, par->call_ts));
-	double s = t ? t->h[bk] * n->binw[bk] * t->norm : 0;
+	double s;
+	if (n->seq_ready) {
+		s = nest_seq_score(n, par, child);
+	} else {
+		uint32_t bk = sb_bin(n, nest_sub(child->call_ts, par->call_ts));
+		s = t ? t->h[bk] * n->binw[bk] * t->norm : 0;
+	}
 	if (s > 0 && n->rsb.n)
 		s *= return_factor(n, par, child);
+	int seq_node = !(par->to < n->ninto && n->into[par->to].parallel);
+	if (s > 0 && n->gstage && n->soff && seq_node)
+		s *= penalty_of(n, 0, nest_seq_overlaps(n, par, child), p->penalty_x);
 	if (s > 0 && par->nchildren) {
 		uint32_t overlap = 0, same = 0, k = 0;
 		for (struct call *ch = par->child; ch; ch = ch->sibling) {
@@ -310,7 +335,8 @@ static double parent_score(struct bb_nest *n, struct call *par, const struct cal
 			overlap += ch->call_ts < child->ret_ts && child->call_ts < ch->ret_ts;
 			same += ch->to == child->to;
 		}
-		s *= penalty_of(n, 0, overlap, p->penalty_x) * penalty_of(n, 1, same, p->penalty_y) *
+		s *= (seq_node ? penalty_of(n, 0, overlap, p->penalty_x) : 1) *
+		     penalty_of(n, 1, same, p->penalty_y) *
 		     penalty_of(n, 2, k, p->penalty_z);
 	}
 	return s;
@@ -352,6 +378,21 @@ static int conflict(struct bb_nest *n, uint32_t b, uint32_t x, uint32_t y)
 		return 0;
 	double expect = (double)n->into[b].nobs * (double)e->n / (double)into;
 	return e->once > 0 || expect < NEST_ONCE_EXPECT;
+}
+
+/* After pass 1: a node whose calls, where all their children were sure,
+ * often had two of them at once (NEST_PAR_SHARE of at least NEST_PAR_MIN)
+ * makes calls in parallel, and the overlap penalty, which assumes one call
+ * at a time, is not applied to its calls (the rig's app servers call redis
+ * and PostgreSQL at once; --penalty 0,.. turned it off for every node). */
+void nest_parallel_nodes(struct bb_nest *n)
+{
+	for (size_t i = 0; i < n->ninto; i++) {
+		struct node_list *l = &n->into[i];
+		l->parallel = n->p.learn_parallel && l->pobs >= NEST_PAR_MIN &&
+		              (double)l->povl >= NEST_PAR_SHARE * (double)l->pobs;
+		n->st.parallel_nodes += l->parallel != 0;
+	}
 }
 
 int nest_once(struct bb_nest *n, uint32_t b, uint32_t c)

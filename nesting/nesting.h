@@ -58,8 +58,18 @@ struct bb_nest_params {
 	                            highest product of scores under the capacities the
 	                            call counts support (needs the messages in memory: see
 	                            docs/nesting.md, "Global assignment") */
+	int sequence;            /* score a child by its gap from its candidate parent's
+	                            start or previous child's return (docs/nesting.md,
+	                            "Sequences"; needs the messages in memory) */
+	int learn_parallel;      /* no overlap penalty at nodes seen calling in parallel
+	                            (default 1) */
 	int content;             /* weigh tok= and ctx= attributes as evidence (default 1;
 	                            docs/nesting.md, "Content and context") */
+	int bound;               /* the timing-only bound instead of the inference:
+	                            parents by the likelihood of their times under the
+	                            delay distributions the truth (path=) shows, with
+	                            the true child counts (docs/nesting.md, "The
+	                            timing-only bound"; needs the messages in memory) */
 	size_t memory_bytes;     /* keep the trace's messages in memory for pass 2 up to
 	                            this (16 bytes a message); above it, or 0, pass 2
 	                            reads the trace again */
@@ -114,6 +124,10 @@ struct bb_nest_stats {
 	uint64_t content_exact;     /* children whose parent ctx= decided (pass 1) */
 	uint64_t content_edges;     /* edges whose tokens carry evidence */
 	uint64_t bad_content;       /* tok= or ctx= values that are not hex, left out */
+	uint64_t parallel_nodes;    /* nodes seen calling in parallel (no overlap penalty) */
+	int bound_used;             /* --bound: the parents are the bound's */
+	uint64_t bound_children;    /* --bound: children with a true parent among the
+	                               candidates (the ones it assigns) */
 };
 
 struct bb_nest;
@@ -167,6 +181,10 @@ struct bb_nest_accuracy {
 	 * top N, at tolerance 0%, 2% and 6% (t = 0, 1, 2). */
 	uint64_t topn_fn[3][BB_NEST_TOPN];
 };
+
+/* Records the timing-only bound's figures (a run with params.bound compared
+ * with the oracle) in n, whose stats then carry them as "bound". */
+void bb_nest_set_bound(struct bb_nest *n, const struct bb_nest_accuracy *bound);
 
 /* Compares every pattern (before pruning) of inferred against oracle, both run
  * over the same trace. Fills acc. */

@@ -209,6 +209,13 @@ static void text_accuracy(FILE *out, json_t *acc)
 		        (long long)jint(o, "inferred", NULL), (long long)jint(o, "true", NULL),
 		        (long long)jint(o, "fp", NULL), (long long)jint(o, "fn", NULL));
 	}
+	json_t *b = json_object_get(acc, "bound");
+	if (b) {
+		json_t *bi = json_object_get(b, "instances");
+		long long fn = jint(bi, "fn", NULL), tr = jint(bi, "true", NULL);
+		fprintf(out, "  timing-only bound: %lld of %lld instances wrong (%.2f%%)\n", fn, tr,
+		        tr ? 100.0 * (double)fn / (double)tr : 0.0);
+	}
 	json_t *t = json_object_get(acc, "topn_fn");
 	json_t *a0 = json_object_get(t, "0"), *a2 = json_object_get(t, "2"),
 	       *a6 = json_object_get(t, "6");

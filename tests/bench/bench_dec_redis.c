@@ -231,7 +231,7 @@ static void bench(const char *label, const char *name,
 	struct bb_dec_stats stats;
 	memset(&stats, 0, sizeof stats);
 	struct bb_dec_ctx ctx = {1, "10.0.0.1:40000", "10.0.0.2:6379", BB_TR_TCP, &stats, t_at,
-	                         count, NULL};
+	                         count, NULL, NULL};
 	void *st = calloc(1, dec->state_size);
 	nmsg = 0;
 	const size_t seg = 1448;

@@ -13,7 +13,7 @@ fail=0 n=0 recs=0
 for f in "$corpus"/*.pcap "$corpus"/*.pcapng; do
 	[ -f "$f" ] || continue
 	for e in bbcap libnids; do
-		"$BB_BIN/bbcap" -q --reassembly=$e -r "$f" -w "$BB_TMP/$e.tr" 2>"$BB_TMP/$e.err"
+		"$BB_BIN/bbcap" -q --token-salt engines --reassembly=$e -r "$f" -w "$BB_TMP/$e.tr" 2>"$BB_TMP/$e.err"
 		echo "exit $?" >>"$BB_TMP/$e.err"
 		grep -v '^#' "$BB_TMP/$e.tr" >"$BB_TMP/$e.rec" 2>/dev/null
 	done

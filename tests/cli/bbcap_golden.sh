@@ -14,7 +14,7 @@ fail=0
 grep -v '^#' "$gold/list.tsv" | while IFS='	' read -r file golden opts; do
 	[ "$opts" = "-" ] && opts=""
 	# shellcheck disable=SC2086
-	"$BB_BIN/bbcap" -q $opts -r "$corpus/$file" -w "$BB_TMP/out.tr" 2>"$BB_TMP/err"
+	"$BB_BIN/bbcap" -q --no-tokens $opts -r "$corpus/$file" -w "$BB_TMP/out.tr" 2>"$BB_TMP/err"
 	rc=$?
 	if [ $rc -ne 0 ] || [ -s "$BB_TMP/err" ]; then
 		echo "FAIL $file: exit $rc: $(cat "$BB_TMP/err")"

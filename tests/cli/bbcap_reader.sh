@@ -23,9 +23,9 @@ for f in "$corpus"/protocols/*.pcap "$corpus"/robustness/*.pcap; do
 		m=$(od -An -tx1 -N4 "$f" | tr -d ' ')
 		[ "$m" = a1b2c3d4 ] || [ "$m" = 4d3cb2a1 ] || [ $((i % 10)) = 0 ] || continue ;;
 	esac
-	"$BB_BIN/bbcap" -q -r "$f" -w "$BB_TMP/map.tr" 2>"$BB_TMP/map.err"
+	"$BB_BIN/bbcap" -q --token-salt reader -r "$f" -w "$BB_TMP/map.tr" 2>"$BB_TMP/map.err"
 	echo "exit $?" >>"$BB_TMP/map.err"
-	"$BB_BIN/bbcap" -q -r - -w "$BB_TMP/lib.tr" <"$f" 2>"$BB_TMP/lib.err"
+	"$BB_BIN/bbcap" -q --token-salt reader -r - -w "$BB_TMP/lib.tr" <"$f" 2>"$BB_TMP/lib.err"
 	echo "exit $?" >>"$BB_TMP/lib.err"
 	n=$((n + 1))
 	grep -av '^#source' "$BB_TMP/map.tr" >"$BB_TMP/a"

@@ -2,3 +2,4 @@
 bb_cli_test(bbnest_cli bbnest_cli.sh)
 bb_cli_test(bbnest_golden bbnest_golden.sh)
 bb_cli_test(bbnest_truth bbnest_truth.sh)
+bb_cli_test(bbnest_bound bbnest_bound.sh)

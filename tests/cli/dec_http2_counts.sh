@@ -69,7 +69,7 @@ LIST
 while IFS='	' read -r file golden opts; do
 	[ "$opts" = "-" ] && opts=""
 	# shellcheck disable=SC2086
-	"$BB_BIN/bbcap" -q $opts -r "$corpus/$file" -w "$BB_TMP/g.tr" 2>"$BB_TMP/err" ||
+	"$BB_BIN/bbcap" -q --no-tokens $opts -r "$corpus/$file" -w "$BB_TMP/g.tr" 2>"$BB_TMP/err" ||
 		{ echo "FAIL $file: bbcap failed"; fail=1; continue; }
 	grep -v '^#' "$BB_TMP/g.tr" >"$BB_TMP/got.tr"
 	if [ "${BB_GOLDEN_UPDATE:-}" = 1 ]; then

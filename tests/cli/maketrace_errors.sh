@@ -44,7 +44,7 @@ cat >delay.json <<'J'
  "tracelets": [{"name": "x", "node": "a", "steps": [
    {"call": "b", "delay": 0.1, "return": [0.01, 0]}]}]}
 J
-expect delay.json 'delay.json:3:27: tracelets[0].steps[0].delay: expected [mean, sd] or [[weight, mean, sd], ...] in seconds'
+expect delay.json 'delay.json:3:27: tracelets[0].steps[0].delay: expected [mean, sd], [[weight, mean, sd], ...], {"lognormal": [mean, sd]} or {"exp": mean} in seconds'
 
 cat >neg.json <<'J'
 {"nodes": ["a", "b"], "duration": 1,

@@ -100,13 +100,13 @@ writers() {
 	mode=$1 dir=$2 why=$3 room=$4
 	# 1. bbcap -w FILE and -w - redirected
 	if [ -f dns.pcap ]; then
-		timeout 60 "$BB_BIN/bbcap" -q -r dns.pcap -w cap-full.tr 2>err || no "bbcap on a roomy disk failed: $(cat err)"
+		timeout 60 "$BB_BIN/bbcap" -q --token-salt fulldisk -r dns.pcap -w cap-full.tr 2>err || no "bbcap on a roomy disk failed: $(cat err)"
 		empty
-		run timeout 60 "$BB_BIN/bbcap" -q -r dns.pcap -w "$dir/cap.tr" 2>err
+		run timeout 60 "$BB_BIN/bbcap" -q --token-salt fulldisk -r dns.pcap -w "$dir/cap.tr" 2>err
 		nospace "bbcap -w FILE" $? err "bbcap: error: $dir/cap.tr: write error: $why"
 		whole_trace "bbcap -w FILE" "$dir/cap.tr" cap-full.tr
 		empty
-		run timeout 60 "$BB_BIN/bbcap" -q -r dns.pcap -w - >"$dir/cap.tr" 2>err
+		run timeout 60 "$BB_BIN/bbcap" -q --token-salt fulldisk -r dns.pcap -w - >"$dir/cap.tr" 2>err
 		nospace "bbcap -w - >FILE" $? err "bbcap: error: <stdout>: write error: $why"
 		whole_trace "bbcap -w - >FILE" "$dir/cap.tr" cap-full.tr
 	else

@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct bb_dec_stats st;
 	size_t sum = 0;
 	memset(&st, 0, sizeof st);
-	struct bb_dec_ctx ctx = {1, "10.0.0.1:1000", "10.0.0.2:53", tr, &st, t_at, sink, &sum};
+	struct bb_dec_ctx ctx = {1, "10.0.0.1:1000", "10.0.0.2:53", tr, &st, t_at, sink, &sum, NULL};
 	void *state = calloc(1, dec->state_size);
 	if (tr == BB_TR_UDP) {
 		size_t off = 0;

@@ -27,6 +27,8 @@ struct rec {
 	uint64_t len;
 	char id[96];
 	char req[128];
+	char tok[BB_TOK_MAX * 17]; /* tok= and ctx= as bbcap writes them, "" when none */
+	char ctx[17];
 };
 
 struct fake {
@@ -61,6 +63,11 @@ static void fake_emit(void *arg, const struct bb_dec_msg *m)
 	r->len = m->len;
 	snprintf(r->id, sizeof r->id, "%.*s", (int)m->id_len, m->id);
 	snprintf(r->req, sizeof r->req, "%.*s", (int)m->req_len, m->req ? m->req : "");
+	r->tok[0] = r->ctx[0] = '\0';
+	if (m->toks) {
+		bb_tok_format(m->toks, r->tok, sizeof r->tok);
+		bb_tok_format_ctx(m->toks, r->ctx, sizeof r->ctx);
+	}
 }
 
 static inline struct fake *fake_new(const struct bb_decoder *dec, unsigned tr)

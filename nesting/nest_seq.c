@@ -1,0 +1,189 @@
+/* nest_seq.c - --sequence: a child's delay from its parent's start or from its previous sibling's return */
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nesting/nest_int.h"
+
+/* A handler makes its calls one after another: its first child follows the
+ * start of its work, each later one the return of the one before by a
+ * short, steady gap (the handler's own work between calls). The paper's
+ * scoreboard measures every child from its parent's call, so a later
+ * child's delay also holds the time of every call before it, and under load
+ * the wait for a worker before the handler starts: the delay is blurred
+ * and a wrong parent that began a little later scores as well as the true
+ * one. Here a candidate is measured from its anchor instead: the return of
+ * its latest child that returned before this child's call (a "next"
+ * child), or its own call when it has none (a "first" child).
+ *
+ * What those gaps look like is learnt by a replay after pass 1 (the
+ * sequence stage): the parents the scoreboard chooses give each child its
+ * anchor, and its gap goes into one of two histograms per edge (B, C):
+ * first or next (keys with NEST_SEQ_FIRST or NEST_SEQ_NEXT on the callee).
+ * Both hold one unit per child, so their values are comparable densities
+ * of (kind, gap). The stage also keeps each child's parent and return time
+ * so that --global, which scores candidates before any child is placed,
+ * can measure from the anchors that assignment gave. */
+
+/* The latest return, at or before t, of a child of par other than self;
+ * BB_NO_TIME when there is none (par's children, in the tree). */
+static int64_t anchor_tree(const struct call *par, const struct call *self, int64_t t)
+{
+	int64_t a = BB_NO_TIME;
+	for (const struct call *ch = par->child; ch; ch = ch->sibling)
+		if (ch != self && ch->ret_ts != BB_NO_TIME && ch->ret_ts <= t &&
+		    (a == BB_NO_TIME || ch->ret_ts > a))
+			a = ch->ret_ts;
+	return a;
+}
+
+/* The same from the sequence stage's parents (--global). */
+static int64_t anchor_stage(const struct bb_nest *n, const struct call *par,
+                            const struct call *self, int64_t t)
+{
+	if (!n->soff || par->ridx == BB_NONE || par->ridx >= n->nrec)
+		return BB_NO_TIME;
+	int64_t a = BB_NO_TIME;
+	for (uint32_t i = n->soff[par->ridx]; i < n->soff[par->ridx + 1]; i++) {
+		uint32_t k = n->skid[i];
+		int64_t r = n->sret[k];
+		if (k != self->ridx && r != BB_NO_TIME && r <= t && (a == BB_NO_TIME || r > a))
+			a = r;
+	}
+	return a;
+}
+
+/* --global: how many of par's children in the sequence stage's choice
+ * (child left out) overlap child in time: the overlap penalty's count, which
+ * --global cannot see otherwise (it scores before any child is placed). */
+uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
+                           const struct call *child)
+{
+	if (!n->soff || par->ridx == BB_NONE || par->ridx >= n->nrec)
+		return 0;
+	uint32_t k = 0;
+	for (uint32_t i = n->soff[par->ridx]; i < n->soff[par->ridx + 1]; i++) {
+		uint32_t x = n->skid[i];
+		k += x != child->ridx && n->scall[x] < child->ret_ts && child->call_ts < n->sret[x];
+	}
+	return k;
+}
+
+/* Child's anchor under par and which histogram measures from it. */
+static int64_t anchor(const struct bb_nest *n, const struct call *par, const struct call *child,
+                      uint32_t *kind)
+{
+	int64_t a = n->gstage ? anchor_stage(n, par, child, child->call_ts)
+	                      : anchor_tree(par, child, child->call_ts);
+	*kind = a == BB_NO_TIME ? NEST_SEQ_FIRST : NEST_SEQ_NEXT;
+	return a == BB_NO_TIME ? par->call_ts : a;
+}
+
+/* The sequence score of par as child's parent: the density of the child's
+ * gap from its anchor. */
+double nest_seq_score(struct bb_nest *n, const struct call *par, const struct call *child)
+{
+	uint32_t kind;
+	int64_t a = anchor(n, par, child, &kind);
+	struct triple *t = nest_triple(n, NEST_ANY, child->from, child->to | kind, 0);
+	if (!t)
+		return 0;
+	uint32_t bk = nest_sb_bin(n, nest_sub(child->call_ts, a));
+	return t->h[bk] * n->binw[bk];
+}
+
+/* The sequence stage: child c has just been given parent par (the tree
+ * holds par's earlier children). */
+void nest_seq_learn(struct bb_nest *n, struct call *par, struct call *c)
+{
+	uint32_t kind;
+	int64_t a = anchor(n, par, c, &kind);
+	struct triple *t = nest_triple(n, NEST_ANY, c->from, c->to | kind, 1);
+	t->h[nest_sb_bin(n, nest_sub(c->call_ts, a))] += 1;
+	if (n->spar && c->ridx < n->nrec)
+		n->spar[c->ridx] = par->ridx;
+}
+
+/* The sequence stage: the scoreboard's choice for child c, for --global's
+ * context, without learning the gaps (no --sequence). */
+void nest_seq_context(struct bb_nest *n, struct call *par, struct call *c)
+{
+	if (n->p.sequence)
+		nest_seq_learn(n, par, c);
+	else if (n->spar && c->ridx < n->nrec)
+		n->spar[c->ridx] = par->ridx;
+}
+
+/* The sequence stage: call c has returned. */
+void nest_seq_returned(struct bb_nest *n, const struct call *c)
+{
+	if (n->sret && c->ridx < n->nrec) {
+		n->sret[c->ridx] = c->ret_ts;
+		n->scall[c->ridx] = c->call_ts;
+	}
+}
+
+/* Runs the sequence stage: a replay that chooses parents by the scoreboard
+ * and learns the gaps; then, for --global, each parent's children. */
+void nest_seq_stage(struct bb_nest *n)
+{
+	if (n->p.global) {
+		n->spar = bb_xmalloc((n->nrec ? n->nrec : 1) * sizeof(*n->spar));
+		n->sret = bb_xmalloc((n->nrec ? n->nrec : 1) * sizeof(*n->sret));
+		n->scall = bb_xmalloc((n->nrec ? n->nrec : 1) * sizeof(*n->scall));
+		for (size_t i = 0; i < n->nrec; i++) {
+			n->spar[i] = BB_NONE;
+			n->sret[i] = n->scall[i] = BB_NO_TIME;
+		}
+	}
+	struct bb_nest_stats keep = n->st;
+	n->sstage = 1;
+	nest_replay(n);
+	n->sstage = 0;
+	n->st = keep;
+	n->seq_ready = n->p.sequence;
+	if (!n->spar)
+		return;
+	/* children per parent record, in call order (CSR) */
+	n->soff = bb_xcalloc(n->nrec + 2, sizeof(*n->soff));
+	for (size_t i = 0; i < n->nrec; i++)
+		if (n->spar[i] != BB_NONE)
+			n->soff[n->spar[i] + 2]++;
+	for (size_t i = 0; i < n->nrec; i++)
+		n->soff[i + 2] += n->soff[i + 1];
+	n->skid = bb_xmalloc((n->soff[n->nrec + 1] + 1) * sizeof(*n->skid));
+	for (size_t i = 0; i < n->nrec; i++)
+		if (n->spar[i] != BB_NONE)
+			n->skid[n->soff[n->spar[i] + 1]++] = (uint32_t)i;
+	free(n->spar);
+	n->spar = NULL;
+}
+
+/* --global: the context of a next round is this round's parents. */
+void nest_seq_from_global(struct bb_nest *n)
+{
+	if (!n->gpar || !n->soff)
+		return;
+	memset(n->soff, 0, (n->nrec + 2) * sizeof(*n->soff));
+	for (size_t i = 0; i < n->nrec; i++)
+		if (n->gpar[i] != BB_NONE)
+			n->soff[n->gpar[i] + 2]++;
+	for (size_t i = 0; i < n->nrec; i++)
+		n->soff[i + 2] += n->soff[i + 1];
+	free(n->skid);
+	n->skid = bb_xmalloc((n->soff[n->nrec + 1] + 1) * sizeof(*n->skid));
+	for (size_t i = 0; i < n->nrec; i++)
+		if (n->gpar[i] != BB_NONE)
+			n->skid[n->soff[n->gpar[i] + 1]++] = (uint32_t)i;
+}
+
+void nest_seq_free(struct bb_nest *n)
+{
+	free(n->spar);
+	free(n->sret);
+	free(n->scall);
+	free(n->soff);
+	free(n->skid);
+	n->spar = n->soff = n->skid = NULL;
+	n->sret = n->scall = NULL;
+}
