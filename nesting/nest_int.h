@@ -75,6 +75,8 @@ struct call {
 	struct call *child, *sibling;       /* children in call order */
 	unsigned open : 1, linked : 1, path_borrowed : 1;
 	unsigned ambiguous : 1;   /* pass 1, --reassign: a candidate of a child with others */
+	unsigned attr_owned : 1, parent_ambiguous : 1; /* instances (nest_inst.c) */
+	const char *attr;         /* instances: "PROTO\0REQ\0", or NULL */
 };
 
 struct node_list {
@@ -236,6 +238,7 @@ struct bb_nest {
 	size_t klen, kcap;
 
 	struct bb_nest_stats st;
+	struct nest_inst *inst;   /* instances wanted (nest_inst.c), or NULL */
 	bb_nest_progress_fn progress;
 	void *progress_ctx;
 
@@ -278,6 +281,17 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);
 void nest_global_solve(struct bb_nest *n);
 void nest_global_free(struct bb_nest *n);
+
+/* nest_inst.c */
+struct nest_inst;
+void nest_inst_free(struct nest_inst *s);
+void nest_inst_restart(struct nest_inst *s);
+void nest_inst_on_call(struct bb_nest *n, struct call *c, const struct bb_rec *rec);
+void nest_inst_on_ret(struct bb_nest *n, struct call *c, const struct bb_rec *rec);
+void nest_inst_on_replay(struct bb_nest *n, struct call *c);
+int nest_parent_ambiguous(struct bb_nest *n, struct call *child, struct call **cand, size_t nc,
+                          struct call *parent);
+void nest_inst_emit(struct bb_nest *n, const struct call *root, uint32_t key);
 
 /* nest_paths.c */
 void nest_attach(struct call *parent, struct call *child);

@@ -145,4 +145,53 @@ int bb_viz_graph_dot(FILE *out, const struct bb_vgraph *g, struct bb_err *err);
 int bb_viz_graph_json(FILE *out, const struct bb_vgraph *g, struct bb_err *err);
 int bb_viz_graph_text(FILE *out, const struct bb_vgraph *g, struct bb_err *err);
 
+/* ---- path instances (bbnest --instances, --otlp) -------------------------------------- */
+
+/* One call of an inferred request. parent indexes the instance's calls (-1:
+ * the root). ambiguous: its parent was chosen among candidates about as
+ * likely as the chosen one (nesting decides what that means). proto and req
+ * may be NULL. */
+struct bb_vcall {
+	const char *caller, *callee;
+	int64_t start_ns, end_ns;
+	int64_t delay_ns;           /* from the parent call's start; 0 for the root */
+	const char *proto, *req;
+	int32_t parent;
+	int ambiguous;
+};
+
+/* One inferred request: its calls in preorder (calls[0] the root, every call
+ * after its parent, children in call order). */
+struct bb_vinstance {
+	uint64_t seq;               /* 0, 1, 2 ... in the order instances complete */
+	const char *pattern;        /* the pattern's id (bb_viz_pattern_id) */
+	const char *shape;          /* the pattern's text, "client(nginx(app1(pg)))" */
+	int64_t start_ns, latency_ns;
+	size_t ncalls;
+	const struct bb_vcall *calls;
+};
+
+#define BB_PATTERN_ID_BUFSZ 17
+/* A pattern's stable id from its text (names in call order, as shape): 16 hex
+ * digits of a 64-bit FNV-1a hash. */
+void bb_viz_pattern_id(const char *shape, char *buf);
+
+/* Where instances go: one JSON object a line (jsonl), an OTLP/JSON
+ * ExportTraceServiceRequest file (otlp), batches POSTed to an OTLP/HTTP
+ * collector (endpoint, a URL; "/v1/traces" is added when it has no path).
+ * Any of the three may be NULL; "-" is standard output. Returns new (finish
+ * and free with bb_viz_inst_out_close) or NULL with err set. */
+struct bb_vinst_out;
+struct bb_vinst_out *bb_viz_inst_out_new(const char *jsonl, const char *otlp,
+                                         const char *endpoint, struct bb_err *err);
+/* Writes one instance (borrowed) everywhere o sends them. Returns 0 or a
+ * negative bb_status; after an error o writes nothing more. */
+int bb_viz_inst_out_write(struct bb_vinst_out *o, const struct bb_vinstance *in,
+                          struct bb_err *err);
+/* Completes the documents, sends what is left, closes the files and frees o
+ * (NULL does nothing). Returns 0 or the first error of the whole output. */
+int bb_viz_inst_out_close(struct bb_vinst_out *o, struct bb_err *err);
+/* The libcurl version in use, for --version (a static string). */
+const char *bb_viz_curl_version(void);
+
 #endif
