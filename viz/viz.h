@@ -194,4 +194,45 @@ int bb_viz_inst_out_close(struct bb_vinst_out *o, struct bb_err *err);
 /* The libcurl version in use, for --version (a static string). */
 const char *bb_viz_curl_version(void);
 
+/* ---- reading results back (bbdiff, bbreport) -------------------------------------------- */
+
+/* bbnest's JSON output read back into the model. */
+struct bb_vpatterns_doc;
+/* Returns new (free with bb_viz_patterns_doc_free) or NULL with err naming
+ * the file (and line for bad JSON). */
+struct bb_vpatterns_doc *bb_viz_patterns_read(const char *path, struct bb_err *err);
+/* The patterns, params and stats read; borrowed, valid until the doc is freed. */
+const struct bb_vpatterns *bb_viz_patterns_doc(const struct bb_vpatterns_doc *d);
+void bb_viz_patterns_doc_free(struct bb_vpatterns_doc *d);
+/* obj[key] as an integer, 0 when obj is NULL or has none. */
+int64_t bb_vval_get_int(const struct bb_vval *obj, const char *key);
+/* A pattern's text: node names, children in parentheses separated by spaces,
+ * "client(nginx(app1(auth pg)))". Returns new, caller frees. */
+char *bb_viz_pattern_shape(const struct bb_vpattern *p);
+
+/* ---- a service graph with marks (bbdiff) and SVG in-process (bbreport) ------------------ */
+
+struct bb_vsvc_node {
+	const char *name;
+	const char *label;          /* second line, or NULL */
+	int changed;                /* drawn in red */
+};
+struct bb_vsvc_edge {
+	const char *from, *to;      /* node names */
+	const char *label;          /* or NULL */
+	int changed;
+};
+struct bb_vsvc {
+	size_t nnodes, nedges;
+	const struct bb_vsvc_node *nodes;
+	const struct bb_vsvc_edge *edges;
+	const char *title;          /* or NULL */
+};
+/* As dot, left to right, changed nodes and edges red and thick. */
+int bb_viz_svc_dot(FILE *out, const struct bb_vsvc *s, struct bb_err *err);
+/* Laid out and rendered as SVG through Graphviz's gvc library in this
+ * process. Return new (caller frees) with *len its length, or NULL with err. */
+char *bb_viz_svc_svg(const struct bb_vsvc *s, size_t *len, struct bb_err *err);
+char *bb_viz_pattern_svg(const struct bb_vpattern *p, size_t *len, struct bb_err *err);
+
 #endif
