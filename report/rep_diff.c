@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/rep_int.h"
 
 /* How a change is found (docs/report.md, "bbdiff"):
  * 1. Patterns are matched by their text (node names in call order).
@@ -39,22 +39,13 @@ void bb_rep_diff_params_init(struct bb_rep_diff_params *p)
 
 /* ---- distributions -------------------------------------------------------------- */
 
-static double bin_mid(const struct bb_vbin *b)
-{
-	if (b->hi_ns == INT64_MAX || b->hi_ns <= b->lo_ns)
-		return (double)b->lo_ns;
-	if (b->lo_ns <= 0)
-		return (double)b->hi_ns / 2;
-	return sqrt((double)b->lo_ns * (double)b->hi_ns);
-}
-
 static double stat_var(const struct bb_vstat *s)
 {
 	if (s->n < 2 || !s->nbins)
 		return 0;
 	double m2 = 0;
 	for (size_t i = 0; i < s->nbins; i++) {
-		double x = bin_mid(&s->bins[i]) - s->mean;
+		double x = rep_bin_mid(&s->bins[i]) - s->mean;
 		m2 += (double)s->bins[i].count * x * x;
 	}
 	return m2 / (double)(s->n - 1);
@@ -94,61 +85,6 @@ static double mwu_p(const struct bb_vstat *a, const struct bb_vstat *b)
 	return erfc(z / sqrt(2));
 }
 
-/* A pooled distribution: bins merged by lo_ns. */
-struct pool {
-	uint64_t n;
-	double sum;
-	struct bb_vbin *b;
-	size_t nb, cap;
-};
-
-static void pool_add(struct pool *p, const struct bb_vstat *s)
-{
-	p->n += s->n;
-	p->sum += s->mean * (double)s->n;
-	for (size_t i = 0; i < s->nbins; i++) {
-		size_t k = 0;
-		while (k < p->nb && p->b[k].lo_ns < s->bins[i].lo_ns)
-			k++;
-		if (k < p->nb && p->b[k].lo_ns == s->bins[i].lo_ns) {
-			p->b[k].count += s->bins[i].count;
-			continue;
-		}
-		if (p->nb == p->cap) {
-			p->cap = p->cap ? 2 * p->cap : 32;
-			p->b = bb_xrealloc(p->b, p->cap * sizeof(*p->b));
-		}
-		memmove(&p->b[k + 1], &p->b[k], (p->nb - k) * sizeof(*p->b));
-		p->b[k] = s->bins[i];
-		p->nb++;
-	}
-}
-
-static int64_t pool_quantile(const struct pool *p, double q)
-{
-	uint64_t total = 0, want, acc = 0;
-	for (size_t i = 0; i < p->nb; i++)
-		total += p->b[i].count;
-	if (!total)
-		return 0;
-	want = (uint64_t)ceil(q * (double)total);
-	for (size_t i = 0; i < p->nb; i++) {
-		acc += p->b[i].count;
-		if (acc >= want)
-			return llround(bin_mid(&p->b[i]));
-	}
-	return llround(bin_mid(&p->b[p->nb - 1]));
-}
-
-static void pool_dist(const struct pool *p, struct bb_rep_dist *d)
-{
-	d->n = p->n;
-	d->mean_ns = p->n ? p->sum / (double)p->n : 0;
-	d->p50 = pool_quantile(p, 0.50);
-	d->p90 = pool_quantile(p, 0.90);
-	d->p99 = pool_quantile(p, 0.99);
-}
-
 /* ---- the tests ----------------------------------------------------------------- */
 
 struct entry {
@@ -172,7 +108,7 @@ struct bb_rep_diff {
 	size_t nch;
 	const char **lists;       /* the changes' pattern lists, one block */
 	size_t nlists;
-	struct pool *pools;
+	struct rep_pool *pools;
 	size_t npools;
 };
 
@@ -346,7 +282,7 @@ static void group(struct bb_rep_diff *d)
 		if (!e->flagged || done[i])
 			continue;
 		struct bb_rep_change *c = &d->ch[d->nch++];
-		struct pool *pb = &d->pools[d->npools++], *ps = &d->pools[d->npools++];
+		struct rep_pool *pb = &d->pools[d->npools++], *ps = &d->pools[d->npools++];
 		c->kind = e->kind;
 		c->from = e->from;
 		c->to = e->to;
@@ -364,8 +300,8 @@ static void group(struct bb_rep_diff *d)
 			sd += f->w * f->own;
 			if (f->ph < c->p)
 				c->p = f->ph;
-			pool_add(pb, f->qb);
-			pool_add(ps, f->qs);
+			rep_pool_add(pb, f->qb);
+			rep_pool_add(ps, f->qs);
 			d->lists[d->nlists + k++] = d->id_s[f->pat];
 		}
 		c->npatterns = k;
@@ -374,8 +310,8 @@ static void group(struct bb_rep_diff *d)
 			d->lists[d->nlists + k + m] = shape_of_id(d, d->lists[d->nlists + m]);
 		d->nlists += 2 * k;
 		c->delta_ns = sw > 0 ? sd / sw : 0;
-		pool_dist(pb, &c->base);
-		pool_dist(ps, &c->slow);
+		rep_pool_dist(pb, &c->base);
+		rep_pool_dist(ps, &c->slow);
 	}
 	free(done);
 }

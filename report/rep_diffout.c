@@ -311,12 +311,13 @@ int bb_rep_diff_dot(FILE *out, const struct bb_rep_diff *d, struct bb_err *err)
 	return rc;
 }
 
-char *bb_rep_diff_svg(const struct bb_rep_diff *d, size_t *len, struct bb_err *err)
+char *bb_rep_diff_svg(struct bb_vsvg *r, const struct bb_rep_diff *d, size_t *len,
+                      struct bb_err *err)
 {
 	struct bb_vsvc g;
 	struct svc s;
 	with_graph(d, &g, &s);
-	char *svg = bb_viz_svc_svg(&g, len, err);
+	char *svg = bb_viz_svc_svg(r, &g, len, err);
 	svc_free(&s);
 	return svg;
 }

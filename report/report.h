@@ -103,9 +103,30 @@ int bb_rep_diff_json(FILE *out, const struct bb_rep_diff *d, struct bb_err *err)
 int bb_rep_diff_dot(FILE *out, const struct bb_rep_diff *d, struct bb_err *err);
 /* The same graph (no title) as SVG, rendered in-process; returns new, caller
  * frees, or NULL with err set. */
-char *bb_rep_diff_svg(const struct bb_rep_diff *d, size_t *len, struct bb_err *err);
+char *bb_rep_diff_svg(struct bb_vsvg *r, const struct bb_rep_diff *d, size_t *len,
+                      struct bb_err *err);
 /* The two runs compared (borrowed). */
 void bb_rep_diff_runs(const struct bb_rep_diff *d, const struct bb_vpatterns **base,
                       const struct bb_vpatterns **slow);
+
+/* ---- the HTML report (bbreport) ------------------------------------------------------ */
+
+/* Requests per second and latency over time, from the instances. */
+struct bb_rep_series;
+struct bb_rep_series *bb_rep_series_new(void); /* free with bb_rep_series_free */
+void bb_rep_series_free(struct bb_rep_series *s);
+/* Adds one instance; a bb_nest_instance_fn with ctx the series. Returns 0. */
+int bb_rep_series_add(void *ctx, const struct bb_vinstance *in);
+
+/* Writes one self-contained HTML page (no network: SVG inline, style and
+ * script inline) about run, read from trace: the capture's health (its
+ * #capture line), the patterns (a sortable table, the first top as graphs
+ * rendered by Graphviz in-process; 0 = all), the nodes (a sortable table
+ * with latency histograms), the requests and latency over time (ts, may be
+ * NULL), and, with diff (may be NULL), bbdiff's verdict against baseline.
+ * All borrowed. Returns 0 or a negative bb_status with err set. */
+int bb_rep_html(FILE *out, const char *trace, const struct bb_rep_run *run,
+                const struct bb_rep_series *ts, const struct bb_rep_diff *diff,
+                const char *baseline, size_t top, struct bb_err *err);
 
 #endif
