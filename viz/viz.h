@@ -230,9 +230,17 @@ struct bb_vsvc {
 };
 /* As dot, left to right, changed nodes and edges red and thick. */
 int bb_viz_svc_dot(FILE *out, const struct bb_vsvc *s, struct bb_err *err);
+/* A Graphviz context for SVG, one a process: graphviz 2.43's pango plugin
+ * keeps a font name from its first context, freed with it (a second context
+ * then reads freed memory). New; free with bb_viz_svg_free. */
+struct bb_vsvg;
+struct bb_vsvg *bb_viz_svg_new(void);
+void bb_viz_svg_free(struct bb_vsvg *r);
 /* Laid out and rendered as SVG through Graphviz's gvc library in this
  * process. Return new (caller frees) with *len its length, or NULL with err. */
-char *bb_viz_svc_svg(const struct bb_vsvc *s, size_t *len, struct bb_err *err);
-char *bb_viz_pattern_svg(const struct bb_vpattern *p, size_t *len, struct bb_err *err);
+char *bb_viz_svc_svg(struct bb_vsvg *r, const struct bb_vsvc *s, size_t *len,
+                     struct bb_err *err);
+char *bb_viz_pattern_svg(struct bb_vsvg *r, const struct bb_vpattern *p, size_t *len,
+                         struct bb_err *err);
 
 #endif

@@ -88,11 +88,31 @@ int bb_viz_svc_dot(FILE *out, const struct bb_vsvc *s, struct bb_err *err)
 	return 0;
 }
 
+struct bb_vsvg {
+	GVC_t *gvc;
+};
+
+struct bb_vsvg *bb_viz_svg_new(void)
+{
+	struct bb_vsvg *r = bb_xcalloc(1, sizeof(*r));
+	r->gvc = gvContext();
+	return r;
+}
+
+void bb_viz_svg_free(struct bb_vsvg *r)
+{
+	if (!r)
+		return;
+	if (r->gvc)
+		gvFreeContext(r->gvc);
+	free(r);
+}
+
 /* Lays g out with dot and renders SVG into a new string, in this process
  * (gvc's plugins come with libgvc: no dot command runs). */
-static char *render_svg(Agraph_t *g, size_t *len, struct bb_err *err)
+static char *render_svg(struct bb_vsvg *r, Agraph_t *g, size_t *len, struct bb_err *err)
 {
-	GVC_t *gvc = gvContext();
+	GVC_t *gvc = r->gvc;
 	char *data = NULL, *out = NULL;
 	unsigned int n = 0;
 	if (!gvc || gvLayout(gvc, g, "dot") != 0) {
@@ -109,24 +129,23 @@ static char *render_svg(Agraph_t *g, size_t *len, struct bb_err *err)
 		gvFreeRenderData(data);
 		gvFreeLayout(gvc, g);
 	}
-	if (gvc)
-		gvFreeContext(gvc);
 	return out;
 }
 
-char *bb_viz_svc_svg(const struct bb_vsvc *s, size_t *len, struct bb_err *err)
+char *bb_viz_svc_svg(struct bb_vsvg *r, const struct bb_vsvc *s, size_t *len, struct bb_err *err)
 {
 	Agraph_t *g = svc_graph(s);
 	if (!g) {
 		bb_err_set(err, "cannot create a graph");
 		return NULL;
 	}
-	char *svg = render_svg(g, len, err);
+	char *svg = render_svg(r, g, len, err);
 	agclose(g);
 	return svg;
 }
 
-char *bb_viz_pattern_svg(const struct bb_vpattern *p, size_t *len, struct bb_err *err)
+char *bb_viz_pattern_svg(struct bb_vsvg *r, const struct bb_vpattern *p, size_t *len,
+                          struct bb_err *err)
 {
 	Agraph_t *g = agopen(S("pattern"), Agdirected, NULL);
 	if (!g) {
@@ -140,7 +159,7 @@ char *bb_viz_pattern_svg(const struct bb_vpattern *p, size_t *len, struct bb_err
 	agattr(g, AGEDGE, S("label"), S(""));
 	unsigned seq = 0;
 	bb_viz_dot_node(g, &p->root, p->rank, &seq);
-	char *svg = render_svg(g, len, err);
+	char *svg = render_svg(r, g, len, err);
 	agclose(g);
 	return svg;
 }
