@@ -26,6 +26,9 @@ static void usage(FILE *out)
 	        "  -t, --text                an indented table for a terminal\n"
 	        "      --dot                 Graphviz dot, one cluster per pattern (default)\n"
 	        "      --no-bins             leave histogram bins out of the JSON\n"
+	        "      --instances FILE      every path instance, one JSON object a line\n"
+	        "      --otlp FILE           the instances as OpenTelemetry OTLP/JSON spans\n"
+	        "      --otlp-endpoint URL   POST them to an OTLP/HTTP collector (/v1/traces)\n"
 	        "  -r, --rank WHAT           rank by 'latency' (count x mean, default) or 'count'\n"
 	        "  -n, --top N               keep the first N patterns (default all)\n"
 	        "  -m, --min-count C         drop patterns seen fewer than C times\n"
@@ -148,6 +151,20 @@ static void progress(void *ctx, int pass, uint64_t records)
 	fprintf(stderr, "\rbbnest: pass %d: %llu records", pass, (unsigned long long)records);
 }
 
+/* --instances, --otlp: each instance as it completes */
+struct inst_sink {
+	struct bb_vinst_out *out;
+	struct bb_err err;
+	int rc;
+};
+
+static int on_instance(void *ctx, const struct bb_vinstance *in)
+{
+	struct inst_sink *s = ctx;
+	s->rc = bb_viz_inst_out_write(s->out, in, &s->err);
+	return s->rc;
+}
+
 /* The algorithm reads its input twice: standard input and pipes are copied to
  * a temporary file first. Returns the stream to read, or NULL. */
 static FILE *open_input(const char *path, int *spooled)
@@ -236,6 +253,9 @@ enum {
 	OPT_SEQUENCE,
 	OPT_STATS,
 	OPT_VERSION,
+	OPT_INSTANCES,
+	OPT_OTLP,
+	OPT_OTLP_ENDPOINT,
 };
 
 static const struct option longopts[] = {
@@ -269,6 +289,9 @@ static const struct option longopts[] = {
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},
+	{"instances", required_argument, NULL, OPT_INSTANCES},
+	{"otlp", required_argument, NULL, OPT_OTLP},
+	{"otlp-endpoint", required_argument, NULL, OPT_OTLP_ENDPOINT},
 	{NULL, 0, NULL, 0},
 };
 
@@ -310,6 +333,8 @@ int main(int argc, char **argv)
 	int format = 'd', oracle = 0, truth = 0, bound = 0, quiet = 0, stats = 0, c;
 	uint64_t u;
 	double d;
+	const char *inst_path[3] = {NULL, NULL, NULL}; /* --instances, --otlp, --otlp-endpoint */
+	struct inst_sink sink = {NULL, {{0}}, 0};
 
 	while ((c = getopt_long(argc, argv, "o:jtr:n:m:p:s:w:b:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -432,6 +457,15 @@ int main(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+		case OPT_INSTANCES:
+			inst_path[0] = optarg;
+			break;
+		case OPT_OTLP:
+			inst_path[1] = optarg;
+			break;
+		case OPT_OTLP_ENDPOINT:
+			inst_path[2] = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -463,12 +497,23 @@ int main(int argc, char **argv)
 	struct bb_nest *inf = NULL, *orc = NULL, *bnd = NULL;
 	struct bb_vval *acc = NULL;
 	int status = 0;
+	if ((inst_path[0] || inst_path[1] || inst_path[2]) &&
+	    !(sink.out = bb_viz_inst_out_new(inst_path[0], inst_path[1], inst_path[2], &err))) {
+		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
+		if (in != stdin)
+			fclose(in);
+		return 1;
+	}
 	if (!oracle || truth) {
 		inf = bb_nest_new(&p, BB_NEST_INFER);
+		if (sink.out && !oracle)
+			bb_nest_set_instances(inf, on_instance, &sink);
 		status = run_one(inf, in, name, &ro, show);
 	}
 	if (!status && (oracle || truth)) {
 		orc = bb_nest_new(&p, BB_NEST_ORACLE);
+		if (sink.out && oracle)
+			bb_nest_set_instances(orc, on_instance, &sink);
 		status = run_one(orc, in, name, &ro, show);
 		struct bb_nest_stats st;
 		bb_nest_get_stats(orc, &st);
@@ -501,6 +546,16 @@ int main(int argc, char **argv)
 	}
 	if (in != stdin)
 		fclose(in);
+	if (sink.out) {
+		int rc = sink.rc < 0 ? sink.rc : bb_viz_inst_out_close(sink.out, &sink.err);
+		if (sink.rc < 0)
+			bb_viz_inst_out_close(sink.out, NULL);
+		sink.out = NULL;
+		if (rc < 0 && !status) {
+			fprintf(stderr, "%s: error: %s\n", prog, sink.err.msg);
+			status = 1;
+		}
+	}
 	if (status)
 		goto done;
 

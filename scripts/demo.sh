@@ -50,3 +50,14 @@ if [ -x "$bin/bbconv" ]; then
 		echo "   graph: $out/delay-conv.svg"
 	fi
 fi
+
+if [ -x "$bin/bbdiff" ] && [ -x "$bin/bbreport" ]; then
+	echo
+	echo "== bbdiff: the normal run against the slow one"
+	"$bin/bbcap" -r "$ex/normal.pcap" --names "$ex/hosts" -w "$out/normal.tr" 2>/dev/null
+	"$bin/bbdiff" $nest_opts "$out/normal.tr" "$out/delay.tr" | tee "$out/diff.txt" || true
+	echo
+	echo "== bbreport: one page with all of it"
+	"$bin/bbreport" $nest_opts -o "$out/report.html" --baseline "$out/normal.tr" "$out/delay.tr"
+	echo "   report: $out/report.html"
+fi

@@ -5,6 +5,7 @@ set -eu
 
 BENCHES="bench_trace"
 BENCHES="$BENCHES bench_nesting"
+BENCHES="$BENCHES bench_instances"
 BENCHES="$BENCHES bench_conv"
 BENCHES="$BENCHES bench_capture"
 BENCHES="$BENCHES bench_dec_ms"
