@@ -81,6 +81,7 @@ struct cap_dirbuf {
 	int marks_unordered;        /* a mark older than the one before it (reordering) */
 	struct cap_lease lease[CAP_LEASES];
 	int nlease;
+	int64_t lease_min;          /* the oldest of them */
 	uint64_t udp_pos;           /* UDP: stream position of the datagram being decoded */
 };
 

@@ -259,13 +259,25 @@ void cap_wm_remove(struct cap_conn *k)
 	wm_down(c, last->wm_slot);
 }
 
+/* Recomputes the oldest lease of d after some went. */
+static void lease_min(struct cap_dirbuf *d)
+{
+	d->lease_min = INT64_MAX;
+	for (int i = 0; i < d->nlease; i++)
+		if (d->lease[i].ts < d->lease_min)
+			d->lease_min = d->lease[i].ts;
+}
+
 /* The oldest time at least floor in direction d of k, or INT64_MAX. */
 static int64_t dir_open(const struct cap_dirbuf *d, int64_t floor)
 {
-	int64_t t = INT64_MAX;
-	for (int i = 0; i < d->nlease; i++)
-		if (d->lease[i].ts < t && d->lease[i].ts >= floor)
-			t = d->lease[i].ts;
+	int64_t t = d->nlease ? d->lease_min : INT64_MAX;
+	if (t < floor) { /* rare: a time older than the flow was given up on */
+		t = INT64_MAX;
+		for (int i = 0; i < d->nlease; i++)
+			if (d->lease[i].ts < t && d->lease[i].ts >= floor)
+				t = d->lease[i].ts;
+	}
 	if (d->used_pos < d->next_pos && d->nmarks > d->mark0) {
 		/* Bytes not consumed yet: a message may start at any of them. */
 		size_t end = d->marks_unordered ? d->nmarks : d->mark0 + 1;
@@ -316,16 +328,19 @@ void cap_wm_lease(struct cap_conn *k, int dir, uint64_t pos, int64_t ts)
 	    pos <= l[d->nlease - 1].hi)
 		return; /* asked again */
 	if (d->nlease == CAP_LEASES) {
-		/* Full (a long message asked for many times): the second and third
-		 * merge, keeping the first (the oldest message's start) and the
-		 * latest apart. A merged lease ends only with a message that
-		 * covers it whole. */
-		l[1].lo = l[1].lo < l[2].lo ? l[1].lo : l[2].lo;
-		l[1].hi = l[1].hi > l[2].hi ? l[1].hi : l[2].hi;
-		l[1].ts = l[1].ts < l[2].ts ? l[1].ts : l[2].ts;
-		memmove(l + 2, l + 3, (CAP_LEASES - 3) * sizeof *l);
+		/* Full (a long message asked for many times): the two before the
+		 * latest merge, which keeps the oldest ones (the starts of the
+		 * oldest messages) and the latest apart. A merged lease ends only
+		 * with a message that covers it whole. */
+		struct cap_lease *a = &l[CAP_LEASES - 3], *b = &l[CAP_LEASES - 2];
+		a->lo = a->lo < b->lo ? a->lo : b->lo;
+		a->hi = a->hi > b->hi ? a->hi : b->hi;
+		a->ts = a->ts < b->ts ? a->ts : b->ts;
+		*b = l[CAP_LEASES - 1];
 		d->nlease--;
 	}
+	if (d->nlease == 0 || ts < d->lease_min)
+		d->lease_min = ts;
 	l[d->nlease].lo = l[d->nlease].hi = pos;
 	l[d->nlease].ts = ts;
 	d->nlease++;
@@ -355,6 +370,7 @@ static void lease_end(struct cap_conn *k, const struct bb_dec_msg *m)
 				if (!(l[e].lo >= lo && l[e].hi <= hi))
 					l[j++] = l[e];
 			d->nlease = j;
+			lease_min(d);
 			return;
 		}
 	}
@@ -362,6 +378,7 @@ static void lease_end(struct cap_conn *k, const struct bb_dec_msg *m)
 	if (first >= 0) {
 		memmove(l + first, l + first + 1, (size_t)(n - first - 1) * sizeof *l);
 		d->nlease--;
+		lease_min(d);
 	}
 }
 
@@ -416,6 +433,7 @@ static void wm_expire(struct cap_conn *k, int64_t cutoff)
 			if (d->lease[e].ts >= cutoff)
 				d->lease[j++] = d->lease[e];
 		d->nlease = j;
+		lease_min(d);
 	}
 	cap_wm_update(k);
 }
