@@ -61,7 +61,8 @@ static void usage(FILE *f)
 	        "      --decode-as PORT=NAME  decode traffic on PORT with decoder NAME\n"
 	        "      --no-decoder NAME    disable a decoder (\"generic\" included)\n"
 	        "      --list-decoders      list the decoders and exit\n"
-	        "      --reorder-window DUR hold records DUR to write them in time order (2s)\n"
+	        "      --reorder-window DUR longest a record waits for slower messages (2s)\n"
+	        "      --fixed-hold         every record waits the whole window (for comparisons)\n"
 	        "      --max-streams N      concurrent TCP streams (default 65536)\n"
 	        "      --reassembly ENGINE  TCP reassembly: bbcap (default) or libnids\n"
 	        "      --token-salt STRING  key of the tok= and ctx= hashes (default: random\n"
@@ -250,8 +251,8 @@ static int drop_root(const char *user)
 
 enum {
 	OPT_DURATION = 256, OPT_SERVER_PORTS, OPT_NAMES, OPT_DECODE_AS, OPT_NO_DECODER,
-	OPT_LIST, OPT_VERSION, OPT_REORDER, OPT_MAX_STREAMS, OPT_REASSEMBLY, OPT_TOKEN_SALT,
-	OPT_NO_TOKENS
+	OPT_LIST, OPT_VERSION, OPT_REORDER, OPT_FIXED_HOLD, OPT_MAX_STREAMS, OPT_REASSEMBLY,
+	OPT_TOKEN_SALT, OPT_NO_TOKENS
 };
 
 /* The tok=/ctx= key from --token-salt, or from 16 random bytes; "#tokens"
@@ -303,6 +304,7 @@ int main(int argc, char **argv)
 		{"no-decoder", required_argument, NULL, OPT_NO_DECODER},
 		{"list-decoders", no_argument, NULL, OPT_LIST},
 		{"reorder-window", required_argument, NULL, OPT_REORDER},
+		{"fixed-hold", no_argument, NULL, OPT_FIXED_HOLD},
 		{"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
 		{"reassembly", required_argument, NULL, OPT_REASSEMBLY},
 		{"token-salt", required_argument, NULL, OPT_TOKEN_SALT},
@@ -396,6 +398,9 @@ int main(int argc, char **argv)
 				printf(" %s\n", d->summary);
 			}
 			return 0;
+		case OPT_FIXED_HOLD:
+			o.fixed_hold = 1;
+			break;
 		case OPT_REORDER:
 			if (bb_duration_parse(optarg, &o.reorder_ns) < 0 || o.reorder_ns <= 0)
 				return bad_usage("--reorder-window: bad duration \"%s\"", optarg);

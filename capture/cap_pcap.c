@@ -32,6 +32,8 @@ struct bb_cap *bb_cap_new(const struct bb_cap_opts *opts, struct bb_writer *w,
 	c->v6 = cap_v6map_new();
 	c->scratch = bb_xmalloc(4 * 65536);
 	c->last_written_ns = INT64_MIN;
+	for (int i = 0; i < CAP_WM_LAG; i++)
+		c->wm_lag[i] = INT64_MIN;
 	if (c->o.names_file && cap_names_load(c, c->o.names_file, err) < 0) {
 		bb_cap_free(c);
 		return NULL;
@@ -68,6 +70,7 @@ void bb_cap_free(struct bb_cap *c)
 		free(c->names[i].name);
 	free(c->names);
 	free(c->heap);
+	free(c->wm);
 	free(c->pool);
 	free(c->freelist);
 	free(c->ds);
@@ -423,6 +426,8 @@ static void packet(struct bb_cap *c, int dlt, const struct pcap_pkthdr *h, const
 	if (c->first_ns == 0)
 		c->first_ns = ts;
 	/* The packet clock never goes back (merged files, odd timestamps). */
+	if (ts < c->now_ns && c->now_ns - ts > c->back_ns)
+		c->back_ns = c->now_ns - ts; /* the watermark keeps that much behind */
 	c->now_ns = ts > c->now_ns ? ts : c->now_ns;
 	c->pkt_ns = ts;
 	/* Timers first (held segments, silent flows, records to write), so that

@@ -14,8 +14,10 @@ struct bb_cap_opts {
 	struct bb_dec_sel sel;      /* --decode-as, --no-decoder */
 	int server_ports;           /* name servers "ip:port" instead of "ip" */
 	const char *names_file;     /* hosts-format address -> name map, or NULL */
-	int64_t reorder_ns;         /* hold records this long to write them in time
-	                               order; 0 means BB_CAP_REORDER_NS */
+	int64_t reorder_ns;         /* the longest a record waits for messages still
+	                               open (then it is written, and a message older
+	                               than it is late); 0 means BB_CAP_REORDER_NS */
+	int fixed_hold;             /* hold every record reorder_ns (no watermark) */
 	int64_t hole_ns;            /* TCP reordering tolerated before a hole is a
 	                               gap; 0 means BB_CAP_HOLE_NS */
 	unsigned max_streams;       /* concurrent TCP streams; 0 means BB_CAP_STREAMS */
