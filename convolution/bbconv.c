@@ -27,12 +27,14 @@ static const char usage_text[] =
     "      --skew SECONDS      negative lags computed, a clock-skew allowance (default: 2 quanta)\n"
     "      --spike N,S         spike: N std devs above the mean, groups split under S (default "
     "4,3)\n"
-    "      --root NODE         start paths at NODE (repeatable; default: nodes that send\n"
-    "                          and are never called: receive no CALL and no MSG)\n"
+    "      --root NODE         start paths at NODE (repeatable; default: the sources of\n"
+    "                          the call graph of edges with at least --min-count calls)\n"
     "      --min-count N       drop edges and delays with fewer than N messages (default 10)\n"
     "      --max-depth N       at most N edges on a path (default 32)\n"
     "      --max-vertices N    at most N vertices in the graph (default 100000)\n"
     "      --keep-derived      keep derived return paths (A->B->A beside A->B->C->B->A)\n"
+    "      --no-hold-bound     follow delays longer than the node's longest call (CALL to\n"
+    "                          its RET): for nodes that act after they have returned\n"
     "      --method M          auto, fft or direct correlation (default auto: per edge, the "
     "cheaper)\n"
     "      --cache-mb N        memory for cached block spectra, MiB (default 64)\n"
@@ -59,6 +61,7 @@ enum {
 	OPT_MAXDEPTH,
 	OPT_MAXVERT,
 	OPT_KEEP,
+	OPT_NOHOLD,
 	OPT_METHOD,
 	OPT_CACHE,
 	OPT_TRUTH,
@@ -82,6 +85,7 @@ static const struct option long_opts[] = {
     {"max-depth", required_argument, NULL, OPT_MAXDEPTH},
     {"max-vertices", required_argument, NULL, OPT_MAXVERT},
     {"keep-derived", no_argument, NULL, OPT_KEEP},
+    {"no-hold-bound", no_argument, NULL, OPT_NOHOLD},
     {"method", required_argument, NULL, OPT_METHOD},
     {"cache-mb", required_argument, NULL, OPT_CACHE},
     {"truth", no_argument, NULL, OPT_TRUTH},
@@ -191,6 +195,9 @@ int main(int argc, char **argv)
 		case OPT_KEEP:
 			p.keep_derived = 1;
 			break;
+		case OPT_NOHOLD:
+			p.no_hold_bound = 1;
+			break;
 		case OPT_METHOD:
 			if (!strcmp(optarg, "auto"))
 				p.method = BB_CONV_AUTO;
@@ -276,7 +283,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "\r" PROG ": %" PRIu64 " messages read", nrec);
 		const char *pathattr = p.truth ? bb_rec_attr(&rec, "path", NULL) : NULL;
 		if (bb_conv_add(conv, rec.ts_ns, rec.op, bb_reader_node(r, rec.sender),
-		                bb_reader_node(r, rec.receiver), pathattr, &err) != 0) {
+		                bb_reader_node(r, rec.receiver), rec.id_str, rec.id_len, pathattr,
+		                &err) != 0) {
 			/* name the line, as the reader's own errors do */
 			struct bb_err e2;
 			bb_err_set(&e2, "%s:%" PRIu64 ": %s", bb_reader_name(r), rec.line, err.msg);
