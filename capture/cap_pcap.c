@@ -48,6 +48,11 @@ struct bb_cap *bb_cap_new(const struct bb_cap_opts *opts, struct bb_writer *w,
 	return c;
 }
 
+void bb_cap_set_writer(struct bb_cap *c, struct bb_writer *w)
+{
+	c->w = w;
+}
+
 void bb_cap_free(struct bb_cap *c)
 {
 	if (!c)

@@ -175,6 +175,10 @@ struct bb_writer;
  * disk), the file is cut back to its last complete line. Returns new or NULL
  * with err set. */
 struct bb_writer *bb_writer_open(const char *path, struct bb_err *err);
+/* Writes to fd, which it takes over (closed by bb_writer_close), like a file
+ * opened by path; name is used in messages (bbcap writes a temporary file
+ * under the name of the file it will become). Returns new. */
+struct bb_writer *bb_writer_fdopen(int fd, const char *name, struct bb_err *err);
 /* Writes to an open stream; borrows fp (not closed by bb_writer_close). */
 struct bb_writer *bb_writer_fopen(FILE *fp, const char *name, struct bb_err *err);
 /* Writes a '#' metadata line (text without the '#'). Call before records or between. */

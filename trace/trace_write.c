@@ -269,6 +269,13 @@ struct bb_writer *bb_writer_open(const char *path, struct bb_err *err)
 	return new_writer(path, NULL, fd, 1);
 }
 
+/* Takes fd over (closed by bb_writer_close); name is copied. */
+struct bb_writer *bb_writer_fdopen(int fd, const char *name, struct bb_err *err)
+{
+	(void)err;
+	return new_writer(name ? name : "<fd>", NULL, fd, 1);
+}
+
 /* Borrows fp (flushed, never closed, by bb_writer_close); name is copied. */
 struct bb_writer *bb_writer_fopen(FILE *fp, const char *name, struct bb_err *err)
 {
