@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -520,7 +521,26 @@ int bb_cap_run(struct bb_cap *c, void (*tick)(void *arg), void *tick_arg, struct
 	int64_t start = mono_ns();
 	if (c->live) {
 		struct cap_src *s = &c->src[0];
+		/* Wait in poll(2), not in libpcap: with TPACKET_V3 a blocking read
+		 * returns only once a packet has come, so a quiet interface kept
+		 * --duration from ending until the next packet (11 minutes once).
+		 * The descriptor is readable when the kernel retires a block (at
+		 * the timeout after its first packet, or when full). */
+		char peb[PCAP_ERRBUF_SIZE];
+		int pfd = pcap_get_selectable_fd(s->p);
+		if (pfd >= 0 && pcap_setnonblock(s->p, 1, peb) < 0)
+			pfd = -1;
 		while (!c->stop) {
+			if (pfd >= 0) {
+				int wait_ms = c->o.timeout_ms;
+				if (c->o.duration_ns) {
+					int64_t left = c->o.duration_ns - (mono_ns() - start);
+					if (left < (int64_t)wait_ms * 1000000)
+						wait_ms = left > 0 ? (int)(left / 1000000) + 1 : 0;
+				}
+				struct pollfd pf = {pfd, POLLIN, 0};
+				(void)poll(&pf, 1, wait_ms); /* EINTR: a signal; c->stop says */
+			}
 			int n = pcap_dispatch(s->p, -1, live_cb, (u_char *)c);
 			if (n == PCAP_ERROR) {
 				bb_err_set(err, "%s: %s", s->name, pcap_geterr(s->p));
