@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "traceio/traceio.h"
 
 static struct bb_cap *g_cap;
 static volatile sig_atomic_t g_usr1;
@@ -176,21 +177,24 @@ static void tick(void *arg)
  * renamed over the -w name at the end, so that an existing trace is never
  * emptied by a run that fails, and a crash leaves the records so far in the
  * temporary file. Standard output and what is not a regular file (a FIFO,
- * /dev/null) are written directly. */
+ * /dev/null) are written directly, and so is the -w file of a capture that
+ * drops root (-Z). */
 struct output {
 	const char *path;       /* the -w name */
 	char *tmp;              /* the temporary name, or NULL when written directly */
 };
 
-static struct bb_writer *output_open(struct output *o, const char *path, const char *user,
+static int output_done(struct output *o, int keep, struct bb_err *err);
+
+static struct bb_writer *output_open(struct output *o, const char *path, int in_place,
                                      struct bb_err *err)
 {
 	struct stat sb;
 	o->path = path;
 	o->tmp = NULL;
 	int exists = stat(path, &sb) == 0;
-	if (strcmp(path, "-") == 0 || (exists && !S_ISREG(sb.st_mode)))
-		return bb_writer_open(path, err);
+	if (strcmp(path, "-") == 0 || (exists && !S_ISREG(sb.st_mode)) || in_place)
+		return bb_tio_writer_open(path, err);
 	size_t n = strlen(path);
 	o->tmp = malloc(n + 16);
 	if (!o->tmp)
@@ -210,14 +214,16 @@ static struct bb_writer *output_open(struct output *o, const char *path, const c
 	if (fchmod(fd, exists ? sb.st_mode & 07777 : 0666 & ~um) < 0) {
 		/* not fatal: the trace is still written */
 	}
-	/* After -Z the rename is done as USER: in a sticky directory (/tmp) only
-	 * the file's owner may rename it. */
-	struct passwd *pw = user ? getpwnam(user) : NULL;
-	if (pw && fchown(fd, pw->pw_uid, pw->pw_gid) < 0) {
-		/* not fatal: the rename may still be allowed */
-	}
-	/* Messages name the -w file: the temporary one is an implementation detail. */
-	return bb_writer_fdopen(fd, path, err);
+	/* Messages name the -w file: the temporary one is an implementation
+	 * detail. A ".gz" or ".zst" name gets a compressed trace. */
+	enum bb_fmt f = bb_fmt_of_name(path);
+	if (f == BB_FMT_TEXT)
+		return bb_writer_fdopen(fd, path, err);
+	FILE *fp = bb_tio_fdopen_write(fd, f, path, err);
+	if (fp)
+		return bb_writer_fopen_own(fp, path, err);
+	output_done(o, 0, NULL);
+	return NULL;
 }
 
 /* Renames the temporary file over the -w name (keep 1), or removes it
@@ -459,7 +465,9 @@ int main(int argc, char **argv)
 			goto done;
 		}
 	}
-	w = output_open(&outf, out, user, &err);
+	/* With -Z the file is written in place, opened as root, as tcpdump does:
+	 * USER may not be allowed to rename in its directory. */
+	w = output_open(&outf, out, iface && user, &err);
 	if (!w) {
 		fprintf(stderr, "bbcap: error: %s\n", err.msg);
 		goto done;

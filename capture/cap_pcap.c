@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "capture/cap_int.h"
+#include "traceio/traceio.h"
 
 struct bb_cap *bb_cap_new(const struct bb_cap_opts *opts, struct bb_writer *w,
                           struct bb_err *err)
@@ -222,7 +223,20 @@ int bb_cap_add_file(struct bb_cap *c, const char *path, struct bb_err *err)
 {
 	char eb[PCAP_ERRBUF_SIZE];
 	eb[0] = '\0';
-	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, eb);
+	/* A gzip or zstd capture is decompressed as libpcap reads it. */
+	enum bb_fmt f = BB_FMT_TEXT;
+	FILE *z = NULL;
+	if (strcmp(path, "-") != 0) {
+		z = bb_tio_open_read(path, &f, NULL); /* on failure libpcap says why */
+		if (z && f != BB_FMT_GZIP && f != BB_FMT_ZSTD) {
+			fclose(z);
+			z = NULL;
+		}
+	}
+	pcap_t *p = z ? pcap_fopen_offline_with_tstamp_precision(z, PCAP_TSTAMP_PRECISION_NANO, eb)
+	              : pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, eb);
+	if (!p && z)
+		fclose(z); /* libpcap closes it only once open */
 	if (!p) {
 		bb_err_set(err, "%s: cannot read capture: %s", path, eb);
 		return BB_ERR_IO;

@@ -11,6 +11,7 @@
 
 #include "convolution/convolution.h"
 #include "trace/trace.h"
+#include "traceio/traceio.h"
 #include "viz/viz.h"
 
 #define PROG "bbconv"
@@ -261,7 +262,7 @@ int main(int argc, char **argv)
 		return usage_error("%s", err.msg);
 	}
 	struct bb_reader_opts ro = {.lenient = lenient};
-	struct bb_reader *r = bb_reader_open(path, &ro, &err);
+	struct bb_reader *r = bb_tio_reader_open(path, &ro, &err);
 	if (!r) {
 		fprintf(stderr, PROG ": error: %s\n", err.msg);
 		bb_conv_free(conv);

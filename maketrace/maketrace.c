@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "maketrace/maketrace.h"
+#include "traceio/traceio.h"
 
 static const char usage_text[] =
 	"usage: maketrace [options] CONFIG\n"
@@ -254,7 +255,7 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
-	w = bb_writer_open(output, &err);
+	w = bb_tio_writer_open(output, &err);
 	if (!w) {
 		fprintf(stderr, "maketrace: error: %s\n", err.msg);
 		status = 1;

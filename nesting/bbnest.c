@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "nesting/nesting.h"
+#include "traceio/traceio.h"
 
 static const char *prog = "bbnest";
 
@@ -144,10 +145,12 @@ static void progress(void *ctx, int pass, uint64_t records)
  * a temporary file first. Returns the stream to read, or NULL. */
 static FILE *open_input(const char *path, int *spooled)
 {
-	FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	struct bb_err err = {{0}};
+	/* a .gz or .zst trace is decompressed as it is read (and rewound) */
+	FILE *in = bb_tio_open_read(path, NULL, &err);
 	*spooled = 0;
 	if (!in) {
-		fprintf(stderr, "%s: error: %s: %s\n", prog, path, strerror(errno));
+		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		return NULL;
 	}
 	if (in != stdin && fseek(in, 0, SEEK_SET) == 0)
