@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <pcap/pcap.h>
 
 #include "capture/capture.h"
 #include "traceio/traceio.h"
@@ -48,6 +49,7 @@ static void usage(FILE *f)
 	        "  -r, --read FILE          read a capture (\"-\" is standard input); repeatable,\n"
 	        "                           files are merged in time order\n"
 	        "  -i, --interface IFACE    capture live (promiscuous)\n"
+	        "  -D, --list-interfaces    list the interfaces -i can capture on, and exit\n"
 	        "  -w, --write FILE         trace output (default \"-\", standard output)\n"
 	        "  -B, --buffer-size MB     kernel buffer for -i (default 32)\n"
 	        "  -s, --snaplen BYTES      bytes kept per packet for -i (default 262144)\n"
@@ -55,6 +57,8 @@ static void usage(FILE *f)
 	        "      --duration DUR       stop after DUR (\"30s\", \"5m\")\n"
 	        "  -Z, --user USER          drop root privileges to USER after opening -i\n"
 	        "      --server-ports       name servers \"ip:port\" (clients stay \"ip\")\n"
+	        "  -n, --no-resolve         no name resolution (what bbcap always does; for\n"
+	        "                           tcpdump's users)\n"
 	        "      --names FILE         address-to-name map in hosts-file format\n"
 	        "      --decode-as PORT=NAME  decode traffic on PORT with decoder NAME\n"
 	        "      --no-decoder NAME    disable a decoder (\"generic\" included)\n"
@@ -66,7 +70,7 @@ static void usage(FILE *f)
 	        "  -v, --verbose            more detail in the summary; one line per malformed\n"
 	        "                           message\n"
 	        "  -h, --help               this help\n"
-	        "      --version            versions of bbcap, libpcap and libnids\n"
+	        "  -V, --version            versions of bbcap, libpcap, libnids, zlib and zstd\n"
 	        "\n"
 	        "SIGINT/SIGTERM stop, flush and summarise; SIGUSR1 prints the counters.\n");
 }
@@ -245,6 +249,29 @@ static int output_done(struct output *o, int keep, struct bb_err *err)
 	return rc;
 }
 
+/* -D: the interfaces libpcap can open, numbered, as tcpdump -D lists them. */
+static int list_interfaces(void)
+{
+	char eb[PCAP_ERRBUF_SIZE];
+	pcap_if_t *all = NULL;
+	eb[0] = '\0';
+	if (pcap_findalldevs(&all, eb) < 0) {
+		fprintf(stderr, "bbcap: error: cannot list interfaces: %s\n", eb);
+		return 1;
+	}
+	int i = 1;
+	for (pcap_if_t *d = all; d; d = d->next, i++) {
+		printf("%d.%s", i, d->name);
+		if (d->description)
+			printf(" (%s)", d->description);
+		printf(" [%s%s%s]\n", (d->flags & PCAP_IF_UP) ? "Up" : "Down",
+		       (d->flags & PCAP_IF_RUNNING) ? ", Running" : "",
+		       (d->flags & PCAP_IF_LOOPBACK) ? ", Loopback" : "");
+	}
+	pcap_freealldevs(all);
+	return 0;
+}
+
 static int drop_root(const char *user)
 {
 	struct passwd *pw = getpwnam(user);
@@ -287,7 +314,9 @@ int main(int argc, char **argv)
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, OPT_VERSION},
+		{"version", no_argument, NULL, 'V'},
+		{"list-interfaces", no_argument, NULL, 'D'},
+		{"no-resolve", no_argument, NULL, 'n'},
 		{NULL, 0, NULL, 0},
 	};
 	struct bb_cap_opts o;
@@ -300,7 +329,7 @@ int main(int argc, char **argv)
 
 	memset(&o, 0, sizeof o);
 	err.msg[0] = '\0';
-	while ((opt = getopt_long(argc, argv, "+r:i:w:B:s:c:Z:qvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+r:i:w:B:s:c:Z:DnqvhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			files = realloc(files, (nfiles + 1) * sizeof *files);
@@ -402,12 +431,17 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case OPT_VERSION: {
-			char v[256];
+		case 'V': {
+			char v[256], z[128];
 			bb_cap_lib_versions(v, sizeof v);
-			printf("bbcap %s (%s)\n", BB_VERSION, v);
+			bb_tio_lib_versions(z, sizeof z);
+			printf("bbcap %s (%s, %s)\n", BB_VERSION, v, z);
 			return 0;
 		}
+		case 'D':
+			return list_interfaces();
+		case 'n':
+			break; /* bbcap never resolves names: node names are addresses */
 		default:
 			fprintf(stderr, "Try 'bbcap --help' for more information.\n");
 			return 2;

@@ -27,13 +27,13 @@ static void usage(FILE *out)
 	        "  -t, --text                an indented table for a terminal\n"
 	        "      --dot                 Graphviz dot, one cluster per pattern (default)\n"
 	        "      --no-bins             leave histogram bins out of the JSON\n"
-	        "  -r, --rank WHAT           rank by 'latency' (count x mean, default) or 'count'\n"
-	        "  -n, --top N               keep the first N patterns (default all)\n"
+	        "  -R, --rank WHAT           rank by 'latency' (count x mean, default) or 'count'\n"
+	        "  -k, --top N               keep the first N patterns (default all)\n"
 	        "  -m, --min-count C         drop patterns seen fewer than C times\n"
 	        "algorithm:\n"
 	        "  -p, --penalty X,Y,Z       overlapping-, same- and generic-child penalty\n"
 	        "                            exponents (default 2,0,0)\n"
-	        "  -s, --smooth SIGMA        Gaussian smoothing of the scoreboard, in bins\n"
+	        "  -g, --smooth SIGMA        Gaussian smoothing of the scoreboard, in bins\n"
 	        "      --score KIND          compare 'density' (mass per unit delay, default)\n"
 	        "                            or the paper's raw bin 'mass'\n"
 	        "      --scoreboard KIND     delay histograms per 'edge' B->C, per 'caller'\n"
@@ -49,7 +49,7 @@ static void usage(FILE *out)
 	        "      --global              choose all parents at once: the best assignment\n"
 	        "                            under the child counts the call counts support\n"
 	        "                            (needs the messages in memory: see --memory)\n"
-	        "  -w, --skew-window SECONDS loosen nesting comparisons by this much (0.03, 30ms)\n"
+	        "  -W, --skew-window SECONDS loosen nesting comparisons by this much (0.03, 30ms)\n"
 	        "  -b, --bin-range MIN,MAX   histogram range (default 1us,2h)\n"
 	        "      --bin-base B          ratio between bin edges (default 1.05)\n"
 	        "      --timeout SECONDS     evict calls open longer than this (default 1h)\n"
@@ -65,7 +65,7 @@ static void usage(FILE *out)
 	        "  -q, --quiet               no progress or warnings on standard error\n"
 	        "      --stats               print memory and CPU figures on standard error\n"
 	        "  -h, --help                this help\n"
-	        "      --version             version, with the Graphviz and jansson in use\n"
+	        "  -V, --version             version, with the Graphviz and jansson in use\n"
 	        "Standard input is copied to a temporary file: the algorithm reads its input twice\n"
 	        "(or once, when its messages fit the --memory budget).\n");
 }
@@ -236,12 +236,12 @@ static const struct option longopts[] = {
 	{"text", no_argument, NULL, 't'},
 	{"dot", no_argument, NULL, OPT_DOT},
 	{"no-bins", no_argument, NULL, OPT_NO_BINS},
-	{"rank", required_argument, NULL, 'r'},
-	{"top", required_argument, NULL, 'n'},
+	{"rank", required_argument, NULL, 'R'},
+	{"top", required_argument, NULL, 'k'},
 	{"min-count", required_argument, NULL, 'm'},
 	{"penalty", required_argument, NULL, 'p'},
-	{"smooth", required_argument, NULL, 's'},
-	{"skew-window", required_argument, NULL, 'w'},
+	{"smooth", required_argument, NULL, 'g'},
+	{"skew-window", required_argument, NULL, 'W'},
 	{"bin-range", required_argument, NULL, 'b'},
 	{"bin-base", required_argument, NULL, OPT_BIN_BASE},
 	{"score", required_argument, NULL, OPT_SCORE},
@@ -257,7 +257,7 @@ static const struct option longopts[] = {
 	{"stats", no_argument, NULL, OPT_STATS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, OPT_VERSION},
+	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -300,7 +300,7 @@ int main(int argc, char **argv)
 	uint64_t u;
 	double d;
 
-	while ((c = getopt_long(argc, argv, "o:jtr:n:m:p:s:w:b:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:jtR:k:m:p:g:W:b:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			outpath = optarg;
@@ -315,7 +315,7 @@ int main(int argc, char **argv)
 		case OPT_NO_BINS:
 			p.bins_in_output = 0;
 			break;
-		case 'r':
+		case 'R':
 			if (strcmp(optarg, "latency") == 0)
 				p.rank = BB_NEST_RANK_LATENCY;
 			else if (strcmp(optarg, "count") == 0)
@@ -324,7 +324,7 @@ int main(int argc, char **argv)
 				return usage_error("--rank: expected 'latency' or 'count', not '%s'",
 				                   optarg);
 			break;
-		case 'n':
+		case 'k':
 			if (parse_count(optarg, &u) != 0)
 				return usage_error("--top: bad count '%s'", optarg);
 			p.top = (size_t)u;
@@ -338,12 +338,12 @@ int main(int argc, char **argv)
 			if (parse_penalty(optarg, &p) != 0)
 				return usage_error("--penalty: expected X,Y,Z, not '%s'", optarg);
 			break;
-		case 's':
+		case 'g':
 			if (parse_num(optarg, &d) != 0)
 				return usage_error("--smooth: bad number '%s'", optarg);
 			p.smooth_sigma = d;
 			break;
-		case 'w':
+		case 'W':
 			if (bb_duration_parse(optarg, &p.skew_window_ns) != 0)
 				return usage_error("--skew-window: bad duration '%s'", optarg);
 			break;
@@ -415,7 +415,7 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case OPT_VERSION:
+		case 'V':
 			printf("bbnest (bb) %s\nGraphviz %s\njansson %s\n", BB_VERSION,
 			       bb_viz_graphviz_version(), bb_viz_jansson_version());
 			return 0;

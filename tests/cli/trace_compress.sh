@@ -26,11 +26,11 @@ zcat_of() { # FILE: its decompressed bytes through the reference tools
 }
 
 cfg="$BB_SRC/maketrace/configs/multitier.json"
-"$BB_BIN/maketrace" -n 20000 -o plain.tr "$cfg" || no "maketrace plain"
+"$BB_BIN/maketrace" -N 20000 -o plain.tr "$cfg" || no "maketrace plain"
 "$BB_BIN/bbcap" -q -r "$BB_SRC/tests/fixtures/bbcap/dns-http.pcap" -w cap.tr || no "bbcap plain"
 "$BB_BIN/bbskew" cap.tr -o capskew.tr || no "bbskew cap.tr" # (it puts #capture first)
 for z in gz zst; do
-	"$BB_BIN/maketrace" -n 20000 -o "mt.tr.$z" "$cfg" || no "maketrace -o mt.tr.$z"
+	"$BB_BIN/maketrace" -N 20000 -o "mt.tr.$z" "$cfg" || no "maketrace -o mt.tr.$z"
 	"$BB_BIN/bbskew" plain.tr -o "sk.tr.$z" || no "bbskew -o sk.tr.$z"
 	"$BB_BIN/bbcap" -q -r "$BB_SRC/tests/fixtures/bbcap/dns-http.pcap" -w "cap.tr.$z" ||
 		no "bbcap -w cap.tr.$z"

@@ -110,7 +110,7 @@ for run in normal delay; do
 	"$BB_BIN/bbnest" -q --json --no-bins $NEST_OPTS "$T/$run.tr" >"$T/$run.json" ||
 		{ echo "FAIL: bbnest $run"; exit 1; }
 	# shellcheck disable=SC2086
-	"$BB_BIN/bbconv" -q "$QUANTUM" --max-delay 1 $CONV_OPTS --json "$T/$run.tr" >"$T/$run.conv.json" ||
+	"$BB_BIN/bbconv" -Q "$QUANTUM" --max-delay 1 $CONV_OPTS --json "$T/$run.tr" >"$T/$run.conv.json" ||
 		{ echo "FAIL: bbconv $run"; exit 1; }
 	nest_check "$run" "$c"
 done
