@@ -76,11 +76,15 @@ struct bb_cap_stats {
 
 struct bb_cap;
 
-/* Returns new (free with bb_cap_free) writing records to w (borrowed), or NULL
- * with err set. Only one capture may exist at a time (libnids is global). */
+/* Returns new (free with bb_cap_free) writing records to w (borrowed; may be
+ * NULL until bb_cap_set_writer), or NULL with err set. Only one capture may exist at a time (libnids is global). */
 struct bb_cap *bb_cap_new(const struct bb_cap_opts *opts, struct bb_writer *w,
                           struct bb_err *err);
 void bb_cap_free(struct bb_cap *c);
+/* Sets the writer records go to (borrowed), for a capture made with w NULL:
+ * bbcap opens its output only once the sources and the filter are good.
+ * Call before bb_cap_run. */
+void bb_cap_set_writer(struct bb_cap *c, struct bb_writer *w);
 
 /* Adds an offline source (pcap or pcapng; "-" is standard input). Several
  * sources are merged in time order. */

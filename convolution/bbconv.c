@@ -11,6 +11,7 @@
 
 #include "convolution/convolution.h"
 #include "trace/trace.h"
+#include "traceio/traceio.h"
 #include "viz/viz.h"
 
 #define PROG "bbconv"
@@ -21,7 +22,7 @@ static const char usage_text[] =
     "by cross-correlating per-edge signals (the convolution algorithm). TRACE is a\n"
     "bb trace file, '-' or nothing for standard input.\n"
     "\n"
-    "  -q, --quantum SECONDS   time quantum mu (default 0.01); units ns us ms s m h allowed\n"
+    "  -Q, --quantum SECONDS   time quantum mu (default 0.01); units ns us ms s m h allowed\n"
     "      --tolerance SECONDS delay tolerance v when matching messages (default: half a quantum)\n"
     "      --max-delay SECONDS largest causal delay looked for (default 60)\n"
     "      --skew SECONDS      negative lags computed, a clock-skew allowance (default: 2 quanta)\n"
@@ -41,15 +42,15 @@ static const char usage_text[] =
     "      --truth             score against path= ground truth (false positives/negatives)\n"
     "      --lenient           skip bad trace lines, count them and say so\n"
     "      --dot               Graphviz dot output (default)\n"
-    "      --json              JSON output\n"
-    "      --text              indented text output\n"
+    "  -j, --json              JSON output\n"
+    "  -t, --text              indented text output\n"
     "  -o, --output FILE       write the result to FILE\n"
     "      --stats             print run counters (correlations, transforms, cache) to stderr\n"
-    "      --quiet             no progress messages (shown on a terminal for big traces)\n"
+    "  -q, --quiet             no progress messages (shown on a terminal for big traces)\n"
     "  -h, --help              this help\n"
-    "      --version           version, with the FFTW version in use\n"
+    "  -V, --version           version, with the FFTW version in use\n"
     "\n"
-    "Example: bbconv -q 0.01 trace.tr | dot -Tsvg > paths.svg\n";
+    "Example: bbconv -Q 0.01 trace.tr | dot -Tsvg > paths.svg\n";
 
 enum {
 	OPT_TOL = 256,
@@ -75,7 +76,7 @@ enum {
 };
 
 static const struct option long_opts[] = {
-    {"quantum", required_argument, NULL, 'q'},
+    {"quantum", required_argument, NULL, 'Q'},
     {"tolerance", required_argument, NULL, OPT_TOL},
     {"max-delay", required_argument, NULL, OPT_MAXDELAY},
     {"skew", required_argument, NULL, OPT_SKEW},
@@ -91,13 +92,13 @@ static const struct option long_opts[] = {
     {"truth", no_argument, NULL, OPT_TRUTH},
     {"lenient", no_argument, NULL, OPT_LENIENT},
     {"dot", no_argument, NULL, OPT_DOT},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"text", no_argument, NULL, OPT_TEXT},
+    {"json", no_argument, NULL, 'j'},
+    {"text", no_argument, NULL, 't'},
     {"output", required_argument, NULL, 'o'},
     {"stats", no_argument, NULL, OPT_STATS},
-    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION},
+    {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
@@ -146,9 +147,9 @@ int main(int argc, char **argv)
 	const char *outpath = NULL;
 	int opt;
 	uint64_t u;
-	while ((opt = getopt_long(argc, argv, "q:o:h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "Q:o:jtqhV", long_opts, NULL)) != -1) {
 		switch (opt) {
-		case 'q':
+		case 'Q':
 			if (bb_duration_parse(optarg, &p.quantum_ns) != 0 || p.quantum_ns <= 0)
 				return usage_error("bad quantum \"%s\": want seconds > 0", optarg);
 			break;
@@ -223,10 +224,10 @@ int main(int argc, char **argv)
 		case OPT_DOT:
 			format = 0;
 			break;
-		case OPT_JSON:
+		case 'j':
 			format = 1;
 			break;
-		case OPT_TEXT:
+		case 't':
 			format = 2;
 			break;
 		case 'o':
@@ -235,14 +236,14 @@ int main(int argc, char **argv)
 		case OPT_STATS:
 			stats = 1;
 			break;
-		case OPT_QUIET:
+		case 'q':
 			quiet = 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			free(roots);
 			return 0;
-		case OPT_VERSION:
+		case 'V':
 			printf("bbconv (bb) %s\nFFTW %s\n", BB_VERSION, bb_conv_fftw_version());
 			free(roots);
 			return 0;
@@ -251,6 +252,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "Try 'bbconv --help' for more information.\n");
 			return 2;
 		}
+	}
+	int64_t old_q;
+	if (quiet && optind < argc && bb_duration_parse(argv[optind], &old_q) == 0 &&
+	    access(argv[optind], F_OK) != 0) {
+		/* "bbconv -q 0.01 t.tr", written before -q became --quiet */
+		free(roots);
+		fprintf(stderr, PROG ": note: -q is --quiet since bb 0.2; the quantum is -Q %s\n",
+		        argv[optind]);
+		return usage_error("\"%s\" is not a trace file", argv[optind]);
 	}
 	if (argc - optind > 1) {
 		free(roots);
@@ -268,7 +278,7 @@ int main(int argc, char **argv)
 		return usage_error("%s", err.msg);
 	}
 	struct bb_reader_opts ro = {.lenient = lenient};
-	struct bb_reader *r = bb_reader_open(path, &ro, &err);
+	struct bb_reader *r = bb_tio_reader_open(path, &ro, &err);
 	if (!r) {
 		fprintf(stderr, PROG ": error: %s\n", err.msg);
 		bb_conv_free(conv);

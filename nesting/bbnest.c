@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "nesting/nesting.h"
+#include "traceio/traceio.h"
 
 static const char *prog = "bbnest";
 
@@ -29,13 +30,13 @@ static void usage(FILE *out)
 	        "      --instances FILE      every path instance, one JSON object a line\n"
 	        "      --otlp FILE           the instances as OpenTelemetry OTLP/JSON spans\n"
 	        "      --otlp-endpoint URL   POST them to an OTLP/HTTP collector (/v1/traces)\n"
-	        "  -r, --rank WHAT           rank by 'latency' (count x mean, default) or 'count'\n"
-	        "  -n, --top N               keep the first N patterns (default all)\n"
+	        "  -R, --rank WHAT           rank by 'latency' (count x mean, default) or 'count'\n"
+	        "  -k, --top N               keep the first N patterns (default all)\n"
 	        "  -m, --min-count C         drop patterns seen fewer than C times\n"
 	        "algorithm:\n"
 	        "  -p, --penalty X,Y,Z       overlapping-, same- and generic-child penalty\n"
 	        "                            exponents (default 2,0,0)\n"
-	        "  -s, --smooth SIGMA        Gaussian smoothing of the scoreboard, in bins\n"
+	        "  -g, --smooth SIGMA        Gaussian smoothing of the scoreboard, in bins\n"
 	        "      --score KIND          compare 'density' (mass per unit delay, default)\n"
 	        "                            or the paper's raw bin 'mass'\n"
 	        "      --scoreboard KIND     delay histograms per 'edge' B->C, per 'caller'\n"
@@ -56,7 +57,7 @@ static void usage(FILE *out)
 	        "                            messages in memory)\n"
 	        "      --no-content          ignore tok= and ctx= (shared identifiers and\n"
 	        "                            propagated context): times alone decide\n"
-	        "  -w, --skew-window SECONDS loosen nesting comparisons by this much (0.03, 30ms)\n"
+	        "  -W, --skew-window SECONDS loosen nesting comparisons by this much (0.03, 30ms)\n"
 	        "  -b, --bin-range MIN,MAX   histogram range (default 1us,2h)\n"
 	        "      --bin-base B          ratio between bin edges (default 1.05)\n"
 	        "      --timeout SECONDS     evict calls open longer than this (default 1h)\n"
@@ -75,7 +76,7 @@ static void usage(FILE *out)
 	        "  -q, --quiet               no progress or warnings on standard error\n"
 	        "      --stats               print memory and CPU figures on standard error\n"
 	        "  -h, --help                this help\n"
-	        "      --version             version, with the Graphviz and jansson in use\n"
+	        "  -V, --version             version, with the Graphviz and jansson in use\n"
 	        "Standard input is copied to a temporary file: the algorithm reads its input twice\n"
 	        "(or once, when its messages fit the --memory budget).\n");
 }
@@ -169,10 +170,12 @@ static int on_instance(void *ctx, const struct bb_vinstance *in)
  * a temporary file first. Returns the stream to read, or NULL. */
 static FILE *open_input(const char *path, int *spooled)
 {
-	FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	struct bb_err err = {{0}};
+	/* a .gz or .zst trace is decompressed as it is read (and rewound) */
+	FILE *in = bb_tio_open_read(path, NULL, &err);
 	*spooled = 0;
 	if (!in) {
-		fprintf(stderr, "%s: error: %s: %s\n", prog, path, strerror(errno));
+		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		return NULL;
 	}
 	if (in != stdin && fseek(in, 0, SEEK_SET) == 0)
@@ -264,12 +267,12 @@ static const struct option longopts[] = {
 	{"text", no_argument, NULL, 't'},
 	{"dot", no_argument, NULL, OPT_DOT},
 	{"no-bins", no_argument, NULL, OPT_NO_BINS},
-	{"rank", required_argument, NULL, 'r'},
-	{"top", required_argument, NULL, 'n'},
+	{"rank", required_argument, NULL, 'R'},
+	{"top", required_argument, NULL, 'k'},
 	{"min-count", required_argument, NULL, 'm'},
 	{"penalty", required_argument, NULL, 'p'},
-	{"smooth", required_argument, NULL, 's'},
-	{"skew-window", required_argument, NULL, 'w'},
+	{"smooth", required_argument, NULL, 'g'},
+	{"skew-window", required_argument, NULL, 'W'},
 	{"bin-range", required_argument, NULL, 'b'},
 	{"bin-base", required_argument, NULL, OPT_BIN_BASE},
 	{"score", required_argument, NULL, OPT_SCORE},
@@ -288,7 +291,7 @@ static const struct option longopts[] = {
 	{"stats", no_argument, NULL, OPT_STATS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, OPT_VERSION},
+	{"version", no_argument, NULL, 'V'},
 	{"instances", required_argument, NULL, OPT_INSTANCES},
 	{"otlp", required_argument, NULL, OPT_OTLP},
 	{"otlp-endpoint", required_argument, NULL, OPT_OTLP_ENDPOINT},
@@ -336,7 +339,7 @@ int main(int argc, char **argv)
 	const char *inst_path[3] = {NULL, NULL, NULL}; /* --instances, --otlp, --otlp-endpoint */
 	struct inst_sink sink = {NULL, {{0}}, 0};
 
-	while ((c = getopt_long(argc, argv, "o:jtr:n:m:p:s:w:b:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:jtR:k:m:p:g:W:b:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			outpath = optarg;
@@ -351,7 +354,7 @@ int main(int argc, char **argv)
 		case OPT_NO_BINS:
 			p.bins_in_output = 0;
 			break;
-		case 'r':
+		case 'R':
 			if (strcmp(optarg, "latency") == 0)
 				p.rank = BB_NEST_RANK_LATENCY;
 			else if (strcmp(optarg, "count") == 0)
@@ -360,7 +363,7 @@ int main(int argc, char **argv)
 				return usage_error("--rank: expected 'latency' or 'count', not '%s'",
 				                   optarg);
 			break;
-		case 'n':
+		case 'k':
 			if (parse_count(optarg, &u) != 0)
 				return usage_error("--top: bad count '%s'", optarg);
 			p.top = (size_t)u;
@@ -374,12 +377,12 @@ int main(int argc, char **argv)
 			if (parse_penalty(optarg, &p) != 0)
 				return usage_error("--penalty: expected X,Y,Z, not '%s'", optarg);
 			break;
-		case 's':
+		case 'g':
 			if (parse_num(optarg, &d) != 0)
 				return usage_error("--smooth: bad number '%s'", optarg);
 			p.smooth_sigma = d;
 			break;
-		case 'w':
+		case 'W':
 			if (bb_duration_parse(optarg, &p.skew_window_ns) != 0)
 				return usage_error("--skew-window: bad duration '%s'", optarg);
 			break;
@@ -469,7 +472,7 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case OPT_VERSION:
+		case 'V':
 			printf("bbnest (bb) %s\nGraphviz %s\njansson %s\n", BB_VERSION,
 			       bb_viz_graphviz_version(), bb_viz_jansson_version());
 			return 0;

@@ -11,6 +11,7 @@ set -eu
 
 PKGS="build-essential cmake pkg-config clang libclang-rt-14-dev
 libpcap-dev libnids-dev libfftw3-dev libgraphviz-dev graphviz libjansson-dev
+zlib1g-dev libzstd-dev zstd
 tcpdump
 iproute2 ethtool curl dnsmasq-base dnsutils rpcbind nginx-light wrk tshark bc
 redis-server redis-tools memcached libmemcached-tools postgresql postgresql-contrib

@@ -75,7 +75,7 @@ echo
 for c in "$@"; do
 	case $c in */*) f=$c ;; *) f=$dir/$c ;; esac
 	name=$(basename "$f" .json)
-	"$bin/maketrace" -q -s -o "$tmp/t.tr" "$f" 2>"$tmp/sum"
+	"$bin/maketrace" -q -I -o "$tmp/t.tr" "$f" 2>"$tmp/sum"
 	open=$(sed -n 's/^maketrace: mean open calls \([0-9.]*\) .*/\1/p' "$tmp/sum")
 	cand=$(sed -n 's/^maketrace: mean per-node parallelism \([0-9.]*\) .*/\1/p' "$tmp/sum")
 	msgs=$(sed -n 's/^maketrace: \([0-9]*\) messages,.*/\1/p' "$tmp/sum")

@@ -32,3 +32,7 @@ bb_cli_test(bbcap_watermark bbcap_watermark.sh)
 set_tests_properties(cli_bbcap_watermark PROPERTIES TIMEOUT 900)
 # Responses slower than the reorder window: late (counted), the rest in order.
 bb_cli_test(bbcap_late bbcap_late.sh)
+# A live capture ends on time with no traffic (--duration, -c) on a fresh
+# namespace's loopback; needs root and ip(8).
+bb_cli_test(bbcap_quiet bbcap_quiet.sh)
+set_tests_properties(cli_bbcap_quiet PROPERTIES TIMEOUT 90)

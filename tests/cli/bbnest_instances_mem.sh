@@ -20,8 +20,8 @@ rss() {
 	sed -n 's/.*max_rss_kb \([0-9]*\).*/\1/p' err
 }
 for n in 20000 200000; do
-	"$BB_BIN/maketrace" -q -d 0 -n $n -o t$n.tr "$BB_SRC/maketrace/configs/multitier.json" ||
-		no "maketrace -n $n failed"
+	"$BB_BIN/maketrace" -q -d 0 -N $n -o t$n.tr "$BB_SRC/maketrace/configs/multitier.json" ||
+		no "maketrace -N $n failed"
 done
 # what the instances add to bbnest's own memory, at each size
 base_s=$(rss t20000.tr "")
