@@ -303,7 +303,27 @@ enum {
 
 /* The tok=/ctx= key from --token-salt, or from 16 random bytes; "#tokens"
  * says which (never the salt). Returns 0, or -1 when no randomness. */
-static int token_key(struct bb_cap_opts *o, const char *salt, int off, char *meta, size_t cap)
+/* The default salt of a capture read from files: the first 64 KiB of the
+ * first file, so that the same capture gives the same trace (as tcpdump -r
+ * does) while whoever holds only the trace cannot rebuild the key to test
+ * guesses of the hashed values. Returns 0 when the file cannot be read (the
+ * key is then random; reading the file fails later with its own message). */
+static int salt_from_file(struct bb_cap_opts *o, const char *path)
+{
+	FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+	if (!f)
+		return 0;
+	static uint8_t buf[65536];
+	size_t n = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	if (n == 0)
+		return 0;
+	bb_tok_key_derive(&o->tok_key, buf, n);
+	return 1;
+}
+
+static int token_key(struct bb_cap_opts *o, const char *salt, int off, const char *file,
+                     char *meta, size_t cap)
 {
 	if (off) {
 		snprintf(meta, cap, "tokens off");
@@ -313,6 +333,10 @@ static int token_key(struct bb_cap_opts *o, const char *salt, int off, char *met
 	if (salt) {
 		bb_tok_key_derive(&o->tok_key, salt, strlen(salt));
 		snprintf(meta, cap, "tokens salt=given");
+		return 0;
+	}
+	if (file && salt_from_file(o, file)) {
+		snprintf(meta, cap, "tokens salt=input");
 		return 0;
 	}
 	uint8_t rnd[16];
@@ -531,7 +555,8 @@ int main(int argc, char **argv)
 		o.log = log_line;
 	int rc = 1;
 	char tokline[64];
-	if (token_key(&o, salt, no_tokens, tokline, sizeof tokline) < 0) {
+	if (token_key(&o, salt, no_tokens, iface || !nfiles ? NULL : files[0], tokline,
+	              sizeof tokline) < 0) {
 		free(filter);
 		free(files);
 		return 1;

@@ -55,6 +55,10 @@ static void usage(FILE *out)
 	        "      --sequence            measure a child from its candidate parent's latest\n"
 	        "                            returned child, or its start when none (needs the\n"
 	        "                            messages in memory)\n"
+	        "      --greedy              the paper's choice: each child its best parent\n"
+	        "                            alone, by the call-side delay (the default takes\n"
+	        "                            --return-score --global when the messages fit in\n"
+	        "                            memory)\n"
 	        "      --no-content          ignore tok= and ctx= (shared identifiers and\n"
 	        "                            propagated context): times alone decide\n"
 	        "  -W, --skew-window SECONDS loosen nesting comparisons by this much (0.03, 30ms)\n"
@@ -253,6 +257,7 @@ enum {
 	OPT_REASSIGN,
 	OPT_GLOBAL,
 	OPT_NO_CONTENT,
+	OPT_GREEDY,
 	OPT_SEQUENCE,
 	OPT_STATS,
 	OPT_VERSION,
@@ -287,6 +292,7 @@ static const struct option longopts[] = {
 	{"reassign", no_argument, NULL, OPT_REASSIGN},
 	{"global", no_argument, NULL, OPT_GLOBAL},
 	{"no-content", no_argument, NULL, OPT_NO_CONTENT},
+	{"greedy", no_argument, NULL, OPT_GREEDY},
 	{"sequence", no_argument, NULL, OPT_SEQUENCE},
 	{"stats", no_argument, NULL, OPT_STATS},
 	{"quiet", no_argument, NULL, 'q'},
@@ -446,6 +452,9 @@ int main(int argc, char **argv)
 		case OPT_NO_CONTENT:
 			p.content = 0;
 			break;
+		case OPT_GREEDY:
+			p.return_score = p.global = 0;
+			break;
 		case OPT_SEQUENCE:
 			p.sequence = 1;
 			break;
@@ -580,9 +589,9 @@ int main(int argc, char **argv)
 	if (inf && !quiet) {
 		struct bb_nest_stats si;
 		bb_nest_get_stats(inf, &si);
-		if (p.return_score && !si.return_scored && si.children)
+		if (p.return_score == 1 && !si.return_scored && si.children)
 			warn_unused(name, "--return-score", "messages");
-		if (p.global && !si.global_used && si.children)
+		if (p.global == 1 && !si.global_used && si.children)
 			warn_unused(name, "--global", "messages or candidates");
 	}
 

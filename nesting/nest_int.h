@@ -198,6 +198,14 @@ struct pattern {
  * c before "at most one child into c" is refuted (nest_score.c conflict). */
 #define NEST_ONCE_EXPECT 5.0
 
+/* The automatic choice takes --global while its candidates (16 bytes each,
+ * 24 a child) take at most this: beyond, the greedy choice (Table 1's
+ * memory targets hold with it). */
+#define NEST_AUTO_GLOBAL_BYTES ((uint64_t)64 << 20)
+
+/* --global solves twice: the second round from the first's parents. */
+#define NEST_GLOBAL_ROUNDS 2
+
 /* A node makes parallel calls when at least NEST_PAR_SHARE of the pairs of
  * sure children of its calls, and NEST_PAR_MIN pairs, overlapped in time. */
 #define NEST_PAR_MIN 10
@@ -213,6 +221,8 @@ struct bb_nest {
 	int rstage;               /* pass 2 replay that only builds the return-side
 	                             histograms (--return-score) */
 	int gstage;               /* pass 2 replay that only collects candidates (--global) */
+	int auto_rs, auto_g;      /* return_score, global were BB_NEST_AUTO */
+	const char *auto_why;     /* what the automatic choice found, for the params */
 	int cstage;               /* pass 2 replay that only learns what tokens are worth */
 	int sstage;               /* pass 2 replay that learns the sequence gaps (nest_seq.c) */
 	int seq_ready;            /* the sequence histograms are learnt */

@@ -506,7 +506,8 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 	if (n->pass == 1)
 		n->st.call_pairs++;
 	if (n->pass == 1 && n->mode == BB_NEST_INFER &&
-	    (n->p.scoreboard == BB_NEST_SB_CALLER || n->p.reassign || n->p.global)) {
+	    (n->p.scoreboard == BB_NEST_SB_CALLER || n->p.reassign || n->p.global ||
+	     n->auto_g)) {
 		nest_pair_count(n, c->from, c->to);
 		n->into[c->to].ncalls++;
 	}

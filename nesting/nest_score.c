@@ -1,7 +1,6 @@
 /* nest_score.c - ScoreNestings and FindNestedPairs: the scoreboard, smoothing, penalties */
 /* SPDX-License-Identifier: MIT */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -391,8 +390,6 @@ void nest_parallel_nodes(struct bb_nest *n)
 		l->parallel = n->p.learn_parallel && l->pobs >= NEST_PAR_MIN &&
 		              (double)l->povl >= NEST_PAR_SHARE * (double)l->pobs;
 		n->st.parallel_nodes += l->parallel != 0;
-		if (getenv("BB_DEBUG_PAR") && l->pobs)
-			fprintf(stderr, "par %s %llu %llu\n", bb_intern_str(n->names, (uint32_t)i), (unsigned long long)l->pobs, (unsigned long long)l->povl);
 	}
 }
 

@@ -31,6 +31,11 @@ enum bb_nest_scoreboard {
  * algorithm), or read from the ground truth (`path=` attributes, the oracle). */
 enum bb_nest_mode { BB_NEST_INFER = 0, BB_NEST_ORACLE = 1 };
 
+/* return_score and global: chosen per trace (docs/nesting.md, "Defaults"):
+ * both on when the messages fit in memory, --global while its candidates
+ * fit NEST_AUTO_GLOBAL_BYTES; the JSON params say what was chosen. */
+#define BB_NEST_AUTO (-1)
+
 struct bb_nest_params {
 	int64_t bin_min_ns;      /* scoreboard and latency bins: [min, max) in log bins */
 	int64_t bin_max_ns;      /* below min and at or above max: one bin each */

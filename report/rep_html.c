@@ -413,6 +413,11 @@ static void health(FILE *o, const char *trace, const struct bb_vpatterns *p,
 	FILE *f = fopen(trace, "rb");
 	struct bb_reader *r = f ? bb_reader_fopen(f, trace, NULL, &e2) : NULL;
 	const char *cap = NULL;
+	/* bbcap writes #capture last, once the counts are known: the metadata
+	 * is complete at the end of the trace */
+	struct bb_rec rec;
+	while (r && bb_reader_next(r, &rec, &e2) > 0)
+		;
 	for (size_t i = 0; r && i < bb_reader_nmeta(r); i++)
 		if (strncmp(bb_reader_meta(r, i), "capture ", 8) == 0)
 			cap = bb_reader_meta(r, i) + 8;

@@ -87,7 +87,7 @@ cat >pool.json <<'J'
    "steps": [{"call": "s", "delay": [0, 0], "return": [0.001, 0],
      "steps": [{"call": "t", "delay": [0.001, 0], "return": [0.002, 0]}]}]}]}
 J
-"$mt" -q -s pool.json >pool.tr 2>pool.sum || no "pool: maketrace failed"
+"$mt" -q -I pool.json >pool.tr 2>pool.sum || no "pool: maketrace failed"
 grep -q '^maketrace: worker pools: [1-9][0-9]* of [0-9]* calls waited, mean wait [0-9.]* ms, longest [0-9.]* ms$' \
 	pool.sum || no "pool: summary: $(cat pool.sum)"
 # one worker: s's handlers never overlap, so its calls into t never do
@@ -104,12 +104,12 @@ lag=$(awk '$2 == "CALL" && $3 == "c" { t[$6] = $1 } $2 == "CALL" && $3 == "s" { 
 
 # the same bytes on every run, and a prefix under a message limit
 "$mt" -q pool.json | cmp -s - pool.tr || no "pool: a second run differs"
-"$mt" -q -n 100 pool.json >pre.tr
+"$mt" -q -N 100 pool.json >pre.tr
 grep -v '^#' pool.tr | head -n 100 >a
 grep -v '^#' pre.tr | cmp -s - a || no "pool: a message limit is not a prefix"
 
 # a load config of the repository runs and reports its mean open calls
-"$mt" -q -s -d 2 "$BB_SRC/maketrace/configs/load/social-r260.json" >/dev/null 2>sum ||
+"$mt" -q -I -d 2 "$BB_SRC/maketrace/configs/load/social-r260.json" >/dev/null 2>sum ||
 	no "social-r260: maketrace failed"
 grep -q '^maketrace: mean open calls [0-9.]* per internal node (8 nodes)$' sum ||
 	no "social-r260: $(cat sum)"

@@ -25,8 +25,8 @@ san() { # FILE: no sanitizer report in FILE
 # 1. truncated: the fixture's last record cut mid-packet
 sz=$(wc -c <"$fix")
 head -c $((sz - 37)) "$fix" >trunc.pcap
-timeout 60 "$cap" -q -r "$fix" -w full.tr 2>err.full
-timeout 60 "$cap" -q -r trunc.pcap -w trunc.tr 2>err
+timeout 60 "$cap" -q --token-salt t -r "$fix" -w full.tr 2>err.full
+timeout 60 "$cap" -q --token-salt t -r trunc.pcap -w trunc.tr 2>err
 rc=$?
 san err
 [ $rc -eq 0 ] || no "truncated: exit $rc, want 0 (what came before stands)"
@@ -153,7 +153,7 @@ PYEOF
 	timeout 60 "$BB_BIN/bbskew" inject.tr >inject2.tr 2>err || no "hostile names: the trace does not read back strictly: $(cat err)"
 	[ "$(grep -c -v '^#' inject2.tr)" = 140 ] || no "hostile names: bbskew read $(grep -c -v '^#' inject2.tr) records"
 	for p in bbnest bbconv; do
-		[ $p = bbconv ] && q='-q 0.0001 --min-count 1' || q=
+		[ $p = bbconv ] && q='-Q 0.0001 --min-count 1' || q=
 		for fmt in --dot --json --text; do
 			timeout 60 "$BB_BIN/$p" $q $fmt inject.tr >inj.out 2>err || no "hostile names: $p $fmt failed: $(cat err)"
 			san err

@@ -27,12 +27,12 @@ zcat_of() { # FILE: its decompressed bytes through the reference tools
 
 cfg="$BB_SRC/maketrace/configs/multitier.json"
 "$BB_BIN/maketrace" -N 20000 -o plain.tr "$cfg" || no "maketrace plain"
-"$BB_BIN/bbcap" -q -r "$BB_SRC/tests/fixtures/bbcap/dns-http.pcap" -w cap.tr || no "bbcap plain"
+"$BB_BIN/bbcap" -q --token-salt t -r "$BB_SRC/tests/fixtures/bbcap/dns-http.pcap" -w cap.tr || no "bbcap plain"
 "$BB_BIN/bbskew" cap.tr -o capskew.tr || no "bbskew cap.tr" # (it puts #capture first)
 for z in gz zst; do
 	"$BB_BIN/maketrace" -N 20000 -o "mt.tr.$z" "$cfg" || no "maketrace -o mt.tr.$z"
 	"$BB_BIN/bbskew" plain.tr -o "sk.tr.$z" || no "bbskew -o sk.tr.$z"
-	"$BB_BIN/bbcap" -q -r "$BB_SRC/tests/fixtures/bbcap/dns-http.pcap" -w "cap.tr.$z" ||
+	"$BB_BIN/bbcap" -q --token-salt t -r "$BB_SRC/tests/fixtures/bbcap/dns-http.pcap" -w "cap.tr.$z" ||
 		no "bbcap -w cap.tr.$z"
 	for f in "mt.tr.$z" "sk.tr.$z"; do
 		cmp -s "$f" plain.tr && no "$f is not compressed"
@@ -90,12 +90,12 @@ done
 echo "bbnest on a pcap: $(cat err.txt | head -1)"
 
 # bbcap reads compressed captures
-"$BB_BIN/bbcap" -q -r x.pcap -w p.tr || no "bbcap -r x.pcap"
-"$BB_BIN/bbcap" -q -r x.pcap.gz -w pgz.tr || no "bbcap -r x.pcap.gz"
+"$BB_BIN/bbcap" -q --token-salt t -r x.pcap -w p.tr || no "bbcap -r x.pcap"
+"$BB_BIN/bbcap" -q --token-salt t -r x.pcap.gz -w pgz.tr || no "bbcap -r x.pcap.gz"
 [ "$(grep -v '^#source' p.tr)" = "$(grep -v '^#source' pgz.tr)" ] || no "bbcap -r x.pcap.gz: other records"
 if [ $have_zstd = 1 ]; then
 	zstd -q -c x.pcap >x.pcap.zst
-	"$BB_BIN/bbcap" -q -r x.pcap.zst -w pzst.tr || no "bbcap -r x.pcap.zst"
+	"$BB_BIN/bbcap" -q --token-salt t -r x.pcap.zst -w pzst.tr || no "bbcap -r x.pcap.zst"
 	[ "$(grep -v '^#source' p.tr)" = "$(grep -v '^#source' pzst.tr)" ] || no "bbcap -r x.pcap.zst: other records"
 fi
 exit $fail
