@@ -40,7 +40,14 @@ grep -q '"global":true' gl.out && grep -q '"global_used":true' gl.out &&
 "$nest" --global "$g/fig3.tr" | dot -Tsvg >gl.svg 2>err || no "--global: dot -Tsvg fails"
 "$nest" --global --memory 0 "$g/fig3.tr" >/dev/null 2>err || no "--global --memory 0 fails"
 grep -q 'warning: .*--global not used' err || no "--global --memory 0: no warning: $(cat err)"
-"$nest" --json --no-bins "$g/fig3.tr" | grep -q 'global' && no "global in JSON without --global"
+"$nest" --json --no-bins --greedy "$g/fig3.tr" | grep -q 'global' && no "global in JSON with --greedy"
+# the default: chosen per trace and said so
+"$nest" --json --no-bins "$g/fig3.tr" >auto.out 2>err || no "default run fails"
+grep -q '"auto":{"global":true,"return_score":true,"why":"messages in memory"}' auto.out ||
+	no "default: params.auto missing: $(head -c 300 auto.out)"
+"$nest" --json --no-bins --memory 0 "$g/fig3.tr" >auto0.out 2>err || no "default --memory 0 fails"
+[ -s err ] && no "default --memory 0 warns: $(cat err)"
+grep -q '"why":"messages not in memory"' auto0.out || no "default --memory 0: params.auto.why"
 
 "$nest" no-such.tr >/dev/null 2>err; rc=$?
 [ $rc -eq 1 ] || no "missing file exits $rc, not 1"

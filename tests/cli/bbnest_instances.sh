@@ -27,12 +27,13 @@ for t in mt rig; do
 		no "$t: bbnest --instances failed: $(cat err)"
 	$py "$check" $t.jsonl $t.json || no "$t: instances do not match the patterns"
 	# pass 2 from the trace instead of the kept messages: the same instances
-	# (content evidence needs the messages in memory: both without it)
+	# (content evidence and the automatic --global need the messages in
+	# memory: both greedy, without content)
 	# shellcheck disable=SC2086
-	"$nest" -q $opts --no-content --instances $t.nc.jsonl $t.tr >/dev/null 2>err ||
+	"$nest" -q $opts --greedy --no-content --instances $t.nc.jsonl $t.tr >/dev/null 2>err ||
 		no "$t: --no-content failed: $(cat err)"
 	# shellcheck disable=SC2086
-	"$nest" -q $opts --no-content --memory 0 --instances $t.m0.jsonl $t.tr >/dev/null 2>err ||
+	"$nest" -q $opts --greedy --no-content --memory 0 --instances $t.m0.jsonl $t.tr >/dev/null 2>err ||
 		no "$t: --memory 0 failed: $(cat err)"
 	cmp -s $t.nc.jsonl $t.m0.jsonl || no "$t: --memory 0 gives other instances"
 done

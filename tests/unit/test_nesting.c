@@ -7,6 +7,14 @@
 
 #define MS INT64_C(1000000)
 
+/* The paper's greedy choice, the default before the automatic one (most
+ * tests here are about it): bbnest --greedy. */
+static void greedy_params(struct bb_nest_params *p)
+{
+	bb_nest_params_init(p);
+	p->return_score = p->global = 0;
+}
+
 /* Runs the algorithm over trace text; returns the run (caller frees) and fills
  * the patterns in rank order. */
 static struct bb_nest *run(const char *text, const struct bb_nest_params *pp,
@@ -16,7 +24,7 @@ static struct bb_nest *run(const char *text, const struct bb_nest_params *pp,
 	if (pp)
 		p = *pp;
 	else
-		bb_nest_params_init(&p);
+		greedy_params(&p);
 	struct bb_nest *n = bb_nest_new(&p, mode);
 	struct bb_err err = {{0}};
 	int rc = bb_nest_run_mem(n, text, strlen(text), "t.tr", NULL, &err);
@@ -239,7 +247,7 @@ static void test_eviction(void)
 	                "101	RET	B	A	1\n" /* too late: its call was evicted */
 	                "102	RET	B	A	3\n";
 	struct bb_nest_params p;
-	bb_nest_params_init(&p);
+	greedy_params(&p);
 	p.open_timeout_ns = 50 * BB_NS_PER_S;
 	struct bb_nest *n = run(t, &p, BB_NEST_INFER, NULL);
 	struct bb_nest_stats st;
@@ -294,7 +302,7 @@ static const char tie[] = "#bbtrace 1\n"
 static void test_ties_and_penalties(void)
 {
 	struct bb_nest_params p;
-	bb_nest_params_init(&p);
+	greedy_params(&p);
 	const struct bb_vpatterns *v;
 	struct bb_nest *n = run(tie, &p, BB_NEST_INFER, &v);
 	CHECK_INT(v->n, 2);
@@ -344,7 +352,7 @@ static void test_overlap_penalty(void)
 	check_key(n, 1, "Y(B(C))");
 	bb_nest_free(n);
 	struct bb_nest_params p;
-	bb_nest_params_init(&p);
+	greedy_params(&p);
 	p.penalty_x = 0;
 	n = run(t, &p, BB_NEST_INFER, &v);
 	check_key(n, 0, "X(B(C C C))");
@@ -433,7 +441,7 @@ static void test_skew_window(void)
 	CHECK_INT(v->n, 2);
 	bb_nest_free(n);
 	struct bb_nest_params p;
-	bb_nest_params_init(&p);
+	greedy_params(&p);
 	p.skew_window_ns = 10 * MS;
 	n = run(t, &p, BB_NEST_INFER, &v);
 	CHECK_INT(v->n, 1);
@@ -455,7 +463,7 @@ static void test_skew_window(void)
 static void test_smoothing(void)
 {
 	struct bb_nest_params p;
-	bb_nest_params_init(&p);
+	greedy_params(&p);
 	p.smooth_sigma = 2;
 	struct bb_nest *n = run(fig5, &p, BB_NEST_INFER, NULL);
 	double peak = bb_nest_score(n, "A", "B", "C", 30 * MS);
@@ -572,7 +580,7 @@ static void test_replay_and_stream(void)
 		size_t budgets[3] = {BB_NEST_MEMORY_DEFAULT, 0, 16 * 30000};
 		for (int b = 0; b < 3; b++) {
 			struct bb_nest_params p;
-			bb_nest_params_init(&p);
+			greedy_params(&p);
 			p.memory_bytes = budgets[b];
 			struct bb_nest *n = bb_nest_new(&p, mode ? BB_NEST_ORACLE : BB_NEST_INFER);
 			struct bb_err err = {{0}};
@@ -635,7 +643,7 @@ static void test_replay_and_stream(void)
 	struct bb_nest_stats st[2];
 	for (int b = 0; b < 2; b++) {
 		struct bb_nest_params p;
-		bb_nest_params_init(&p);
+		greedy_params(&p);
 		p.memory_bytes = b ? sizeof(struct mrec) * (len / 32 + 100) : BB_NEST_MEMORY_DEFAULT;
 		CHECK(!b || p.memory_bytes / sizeof(struct mrec) < 16000);
 		const struct bb_vpatterns *v;
@@ -725,7 +733,7 @@ static void test_return_score(void)
 	int scored[3];
 	for (int m = 0; m < 3; m++) {
 		struct bb_nest_params p;
-		bb_nest_params_init(&p);
+		greedy_params(&p);
 		p.return_score = m > 0;
 		if (m == 2)
 			p.memory_bytes = 0;
@@ -797,7 +805,7 @@ static void test_reassign(void)
 	uint64_t fp[2], moved[2], two[2];
 	for (int m = 0; m < 2; m++) {
 		struct bb_nest_params p;
-		bb_nest_params_init(&p);
+		greedy_params(&p);
 		p.reassign = m;
 		struct assign_run r = assign_run(text, orc, &p, n_inst);
 		fp[m] = r.fp;
@@ -838,7 +846,7 @@ static void test_global(void)
 	struct bb_nest_params p;
 	const struct bb_vpatterns *v;
 	struct bb_nest_stats st;
-	bb_nest_params_init(&p);
+	greedy_params(&p);
 	p.rank = BB_NEST_RANK_COUNT;
 	struct bb_nest *n = run(two_w, &p, BB_NEST_INFER, &v);
 	CHECK_INT(v->n, 2);
@@ -867,7 +875,7 @@ static void test_global(void)
 	struct bb_nest *orc = run(text, NULL, BB_NEST_ORACLE, NULL);
 	uint64_t fp[4], two[4];
 	for (int m = 0; m < 4; m++) {
-		bb_nest_params_init(&p);
+		greedy_params(&p);
 		p.reassign = m == 1;
 		p.global = m >= 2;
 		if (m == 3)
@@ -924,7 +932,7 @@ static void test_conflict_rule(void)
 	}
 	CHECK(len < cap - 1);
 	struct bb_nest_params p;
-	bb_nest_params_init(&p);
+	greedy_params(&p);
 	p.global = 1;
 	p.rank = BB_NEST_RANK_COUNT;
 	const struct bb_vpatterns *v;
@@ -959,7 +967,7 @@ static void test_content(void)
 		char *text = client_b_c_trace_c(7, n_inst, 0, 250000, m == 2 ? GEN_CTX : GEN_TOK);
 		struct bb_nest *orc = run(text, NULL, BB_NEST_ORACLE, NULL);
 		struct bb_nest_params p;
-		bb_nest_params_init(&p);
+		greedy_params(&p);
 		p.content = m != 0;
 		p.rank = BB_NEST_RANK_COUNT;
 		const struct bb_vpatterns *v;
@@ -1000,6 +1008,83 @@ static void test_content(void)
 		           (unsigned long long)fp[1], (unsigned long long)fp[0]);
 }
 
+/* The automatic default (issue 14): with the messages in memory bbnest
+ * takes --return-score --global and says so in its params (two_w: the
+ * assignment gives each W call its A child); without them, the greedy
+ * choice. */
+static void test_auto_default(void)
+{
+	struct bb_nest_params p;
+	bb_nest_params_init(&p);
+	CHECK_INT(p.return_score, BB_NEST_AUTO);
+	CHECK_INT(p.global, BB_NEST_AUTO);
+	p.rank = BB_NEST_RANK_COUNT;
+	const struct bb_vpatterns *v;
+	struct bb_nest_stats st;
+	struct bb_nest *n = run(two_w, &p, BB_NEST_INFER, &v);
+	bb_nest_get_stats(n, &st);
+	CHECK_INT(st.global_used, 1);
+	CHECK_INT(st.return_scored, 1);
+	check_key(n, 0, "client(W(A))");
+	CHECK_INT(v->v[0].count, 2);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bb_vval_write(f, v->params, NULL);
+	fclose(f);
+	CHECK_HAS(buf, "\"auto\":{\"global\":true,\"return_score\":true,\"why\":\"messages in memory\"}");
+	free(buf);
+	bb_nest_free(n);
+	p.memory_bytes = 0;
+	n = run(two_w, &p, BB_NEST_INFER, &v);
+	bb_nest_get_stats(n, &st);
+	CHECK_INT(st.global_used, 0);
+	CHECK_INT(st.return_scored, 0);
+	CHECK_INT(v->n, 2);
+	bb_nest_free(n);
+}
+
+/* A node whose calls are seen making two calls at once (pairs of sure
+ * children that overlap) gets no overlap penalty; one that calls one at a
+ * time keeps it. 40 quiet requests each: P calls C and D at once, S calls C
+ * then D. */
+static void test_parallel_nodes(void)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *t = bb_xmalloc(cap);
+	len += (size_t)snprintf(t + len, cap - len, "#bbtrace 1\n");
+	for (int i = 0; i < 40; i++) {
+		double b = i;
+		len += (size_t)snprintf(t + len, cap - len,
+		                        "%.3f\tCALL\tclient\tP\tp%d\n%.3f\tCALL\tP\tC\tc%d\n"
+		                        "%.3f\tCALL\tP\tD\td%d\n%.3f\tRET\tC\tP\tc%d\n"
+		                        "%.3f\tRET\tD\tP\td%d\n%.3f\tRET\tP\tclient\tp%d\n",
+		                        b, i, b + 0.001, i, b + 0.0012, i, b + 0.005, i, b + 0.006, i,
+		                        b + 0.007, i);
+		b += 0.5;
+		len += (size_t)snprintf(t + len, cap - len,
+		                        "%.3f\tCALL\tclient\tS\ts%d\n%.3f\tCALL\tS\tC\tx%d\n"
+		                        "%.3f\tRET\tC\tS\tx%d\n%.3f\tCALL\tS\tD\ty%d\n"
+		                        "%.3f\tRET\tD\tS\ty%d\n%.3f\tRET\tS\tclient\ts%d\n",
+		                        b, i, b + 0.001, i, b + 0.002, i, b + 0.003, i, b + 0.004, i,
+		                        b + 0.005, i);
+	}
+	CHECK(len < cap - 1);
+	struct bb_nest_params p;
+	greedy_params(&p);
+	struct bb_nest *n = run(t, &p, BB_NEST_INFER, NULL);
+	struct bb_nest_stats st;
+	bb_nest_get_stats(n, &st);
+	CHECK_INT(st.parallel_nodes, 1);
+	bb_nest_free(n);
+	p.learn_parallel = 0;
+	n = run(t, &p, BB_NEST_INFER, NULL);
+	bb_nest_get_stats(n, &st);
+	CHECK_INT(st.parallel_nodes, 0);
+	bb_nest_free(n);
+	free(t);
+}
+
 static void test_rank_and_prune(void)
 {
 	/* A(B) three times, short; A(C) once, long */
@@ -1009,7 +1094,7 @@ static void test_rank_and_prune(void)
 	                "3	CALL	A	B	3\n3.1	RET	B	A	3\n"
 	                "4	CALL	A	C	1\n9	RET	C	A	1\n";
 	struct bb_nest_params p;
-	bb_nest_params_init(&p);
+	greedy_params(&p);
 	const struct bb_vpatterns *v;
 	struct bb_nest *n = run(t, &p, BB_NEST_INFER, &v);
 	check_key(n, 0, "A(C)");
@@ -1034,7 +1119,7 @@ static void test_parse_error(void)
 {
 	const char *t = "#bbtrace 1\n1	CALL	A	B	1\n17x	RET	B	A	1\n";
 	struct bb_nest_params p;
-	bb_nest_params_init(&p);
+	greedy_params(&p);
 	struct bb_nest *n = bb_nest_new(&p, BB_NEST_INFER);
 	struct bb_err err = {{0}};
 	int rc = bb_nest_run_mem(n, t, strlen(t), "t.tr", NULL, &err);
@@ -1046,15 +1131,15 @@ static void test_parse_error(void)
 static void test_params_check(void)
 {
 	struct bb_nest_params p;
-	bb_nest_params_init(&p);
+	greedy_params(&p);
 	struct bb_err err = {{0}};
 	CHECK_INT(bb_nest_params_check(&p, &err), 0);
 	p.bin_max_ns = p.bin_min_ns;
 	CHECK(bb_nest_params_check(&p, &err) < 0);
-	bb_nest_params_init(&p);
+	greedy_params(&p);
 	p.penalty_x = -1;
 	CHECK(bb_nest_params_check(&p, &err) < 0);
-	bb_nest_params_init(&p);
+	greedy_params(&p);
 	CHECK_INT(p.scoreboard, BB_NEST_SB_AUTO);
 	p.scoreboard = (enum bb_nest_scoreboard)7;
 	CHECK(bb_nest_params_check(&p, &err) < 0);
@@ -1075,7 +1160,7 @@ static const char two_callers[] = "#bbtrace 1\n"
 static void test_scoreboard_kinds(void)
 {
 	struct bb_nest_params p;
-	bb_nest_params_init(&p);
+	greedy_params(&p);
 	struct bb_nest *n = run(two_callers, &p, BB_NEST_INFER, NULL);
 	CHECK(fabs(bb_nest_score(n, "A1", "B", "C", 30 * MS) - 0.5) < 1e-9);
 	CHECK(fabs(bb_nest_score(n, "A2", "B", "C", 30 * MS) - 0.5) < 1e-9);
@@ -1130,6 +1215,8 @@ static const struct unit_test tests[] = {
 	{"global", test_global},
 	{"conflict_rule", test_conflict_rule},
 	{"content", test_content},
+	{"auto_default", test_auto_default},
+	{"parallel_nodes", test_parallel_nodes},
 };
 
 UNIT_MAIN(tests)
