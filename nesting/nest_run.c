@@ -521,11 +521,14 @@ static struct bb_vval *params_vval(const struct bb_nest *n)
 	bb_vval_set_int(o, "skew_window_ns", p->skew_window_ns);
 	bb_vval_set_int(o, "open_timeout_ns", p->open_timeout_ns);
 	bb_vval_set(o, "return_score", bb_vval_bool(p->return_score));
-	if (n->auto_rs || n->auto_g) {
-		/* what the automatic choice took, and why */
+	if (n->mode == BB_NEST_INFER && (n->auto_rs || n->auto_g)) {
+		/* what the automatic choice took, and why: only the options it
+		 * chose (those the user gave are the user's) */
 		struct bb_vval *a = bb_vval_set(o, "auto", bb_vval_object());
-		bb_vval_set(a, "return_score", bb_vval_bool(n->auto_rs));
-		bb_vval_set(a, "global", bb_vval_bool(n->auto_g));
+		if (n->auto_rs)
+			bb_vval_set(a, "return_score", bb_vval_bool(p->return_score));
+		if (n->auto_g)
+			bb_vval_set(a, "global", bb_vval_bool(p->global));
 		bb_vval_set_str(a, "why", n->auto_why ? n->auto_why : "");
 	}
 	if (p->reassign)
