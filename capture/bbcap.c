@@ -56,7 +56,10 @@ static void usage(FILE *f)
 	        "  -c, --count N            stop after N packets\n"
 	        "      --duration DUR       stop after DUR (\"30s\", \"5m\")\n"
 	        "  -Z, --user USER          drop root privileges to USER after opening -i\n"
-	        "      --server-ports       name servers \"ip:port\" (clients stay \"ip\")\n"
+	        "      --server-ports       name every server \"ip:port\" (clients stay \"ip\");\n"
+	        "                           default: \"ip:port\" on the loopback and when a\n"
+	        "                           host calls its own address, else \"ip\"\n"
+	        "      --by-host            name every server \"ip\" (the naming before bb 0.2)\n"
 	        "  -n, --no-resolve         no name resolution (what bbcap always does; for\n"
 	        "                           tcpdump's users)\n"
 	        "      --names FILE         address-to-name map in hosts-file format\n"
@@ -289,7 +292,7 @@ static int drop_root(const char *user)
 
 enum {
 	OPT_DURATION = 256, OPT_SERVER_PORTS, OPT_NAMES, OPT_DECODE_AS, OPT_NO_DECODER,
-	OPT_LIST, OPT_VERSION, OPT_REORDER, OPT_MAX_STREAMS, OPT_REASSEMBLY
+	OPT_LIST, OPT_VERSION, OPT_BY_HOST, OPT_REORDER, OPT_MAX_STREAMS, OPT_REASSEMBLY
 };
 
 int main(int argc, char **argv)
@@ -304,6 +307,7 @@ int main(int argc, char **argv)
 		{"duration", required_argument, NULL, OPT_DURATION},
 		{"user", required_argument, NULL, 'Z'},
 		{"server-ports", no_argument, NULL, OPT_SERVER_PORTS},
+		{"by-host", no_argument, NULL, OPT_BY_HOST},
 		{"names", required_argument, NULL, OPT_NAMES},
 		{"decode-as", required_argument, NULL, OPT_DECODE_AS},
 		{"no-decoder", required_argument, NULL, OPT_NO_DECODER},
@@ -368,7 +372,10 @@ int main(int argc, char **argv)
 			user = optarg;
 			break;
 		case OPT_SERVER_PORTS:
-			o.server_ports = 1;
+			o.server_ports = BB_CAP_PORTS_ALWAYS;
+			break;
+		case OPT_BY_HOST:
+			o.server_ports = BB_CAP_PORTS_NEVER;
 			break;
 		case OPT_NAMES:
 			o.names_file = optarg;
@@ -523,6 +530,7 @@ int main(int argc, char **argv)
 	bb_cap_lib_versions(v, sizeof v);
 	snprintf(src + sn, sizeof src - (size_t)sn, " (%s)", v);
 	bb_writer_meta(w, src, NULL);
+	bb_writer_meta(w, bb_cap_naming(o.server_ports), NULL);
 	bb_writer_flush(w, NULL);
 
 	g_cap = c;
