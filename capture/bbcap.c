@@ -118,11 +118,14 @@ static void print_summary(struct bb_cap *c, int verbose)
 		const struct bb_dec_stats *d = &ds[i];
 		if (!d->flows)
 			continue;
+		/* as in the #capture line: calls no return answered */
+		uint64_t answered = d->rets > d->unmatched_ret ? d->rets - d->unmatched_ret : 0;
 		fprintf(stderr,
-		        "  %-8s %llu flows, %llu calls, %llu returns, %llu unmatched returns, "
-		        "%llu malformed",
+		        "  %-8s %llu flows, %llu calls, %llu returns, %llu unanswered calls, "
+		        "%llu unmatched returns, %llu malformed",
 		        bb_dec_at(i)->name, (unsigned long long)d->flows,
 		        (unsigned long long)d->calls, (unsigned long long)d->rets,
+		        (unsigned long long)(d->calls > answered ? d->calls - answered : 0),
 		        (unsigned long long)d->unmatched_ret, (unsigned long long)d->malformed);
 		if (verbose)
 			fprintf(stderr, ", %llu evicted, %llu duplicate calls, %llu resyncs",

@@ -87,6 +87,7 @@ struct bb_conv_stats {
 	size_t peak_cache_bytes;
 	uint64_t derived_suppressed, cycles_suppressed, negative_suppressed, noise_suppressed;
 	uint64_t truncated; /* searches cut by max_depth or max_vertices */
+	uint64_t cut_vertices; /* of them, cut because the graph had max_vertices */
 };
 void bb_conv_get_stats(const struct bb_conv *c, struct bb_conv_stats *st);
 
