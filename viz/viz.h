@@ -77,6 +77,8 @@ struct bb_vstat {
  * call_delay are those of the whole path (its first call) and may be n = 0. */
 struct bb_vnode {
 	const char *name;
+	const char *req;            /* the request label (a trace's req=) the calls
+	                               into this node share, or NULL */
 	struct bb_vstat latency;    /* time inside the node and its children */
 	struct bb_vstat call_delay; /* from the parent's call arriving to this call */
 	size_t nchildren;
@@ -99,6 +101,16 @@ struct bb_vpatterns {
 	const struct bb_vval *stats;
 	const struct bb_vval *accuracy;
 };
+
+/* Version of the JSON documents bbnest and bbconv write ("format_version"):
+ * raised when a key changes meaning or goes away, not when one is added. */
+#define BB_VIZ_FORMAT_VERSION 1
+
+/* A stable id of a pattern's shape: 16 hex digits of a 64-bit FNV-1a hash of
+ * its tree (node names, request labels, who calls whom, in call order), not
+ * of its counts, times or rank; the same shape has the same id in every run
+ * and every output. buf holds at least 17 bytes. Returns buf. */
+char *bb_viz_pattern_id(const struct bb_vpattern *p, char *buf);
 
 /* One digraph, one cluster per pattern (figure 8's format): cluster label
  * "#rank: count, total latency", node label "name\nmean latency", edge label
