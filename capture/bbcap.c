@@ -57,7 +57,10 @@ static void usage(FILE *f)
 	        "  -c, --count N            stop after N packets\n"
 	        "      --duration DUR       stop after DUR (\"30s\", \"5m\")\n"
 	        "  -Z, --user USER          drop root privileges to USER after opening -i\n"
-	        "      --server-ports       name servers \"ip:port\" (clients stay \"ip\")\n"
+	        "      --server-ports       name every server \"ip:port\" (clients stay \"ip\");\n"
+	        "                           default: \"ip:port\" on the loopback and when a\n"
+	        "                           host calls its own address, else \"ip\"\n"
+	        "      --by-host            name every server \"ip\" (the naming before bb 0.2)\n"
 	        "  -n, --no-resolve         no name resolution (what bbcap always does; for\n"
 	        "                           tcpdump's users)\n"
 	        "      --names FILE         address-to-name map in hosts-file format\n"
@@ -120,11 +123,14 @@ static void print_summary(struct bb_cap *c, int verbose)
 		const struct bb_dec_stats *d = &ds[i];
 		if (!d->flows)
 			continue;
+		/* as in the #capture line: calls no return answered */
+		uint64_t answered = d->rets > d->unmatched_ret ? d->rets - d->unmatched_ret : 0;
 		fprintf(stderr,
-		        "  %-8s %llu flows, %llu calls, %llu returns, %llu unmatched returns, "
-		        "%llu malformed",
+		        "  %-8s %llu flows, %llu calls, %llu returns, %llu unanswered calls, "
+		        "%llu unmatched returns, %llu malformed",
 		        bb_dec_at(i)->name, (unsigned long long)d->flows,
 		        (unsigned long long)d->calls, (unsigned long long)d->rets,
+		        (unsigned long long)(d->calls > answered ? d->calls - answered : 0),
 		        (unsigned long long)d->unmatched_ret, (unsigned long long)d->malformed);
 		if (verbose)
 			fprintf(stderr, ", %llu evicted, %llu duplicate calls, %llu resyncs",
@@ -297,8 +303,8 @@ static int drop_root(const char *user)
 
 enum {
 	OPT_DURATION = 256, OPT_SERVER_PORTS, OPT_NAMES, OPT_DECODE_AS, OPT_NO_DECODER,
-	OPT_LIST, OPT_VERSION, OPT_REORDER, OPT_FIXED_HOLD, OPT_MAX_STREAMS, OPT_REASSEMBLY,
-	OPT_TOKEN_SALT, OPT_NO_TOKENS
+	OPT_LIST, OPT_VERSION, OPT_BY_HOST, OPT_REORDER, OPT_FIXED_HOLD, OPT_MAX_STREAMS,
+	OPT_REASSEMBLY, OPT_TOKEN_SALT, OPT_NO_TOKENS
 };
 
 /* The tok=/ctx= key from --token-salt, or from 16 random bytes; "#tokens"
@@ -369,6 +375,7 @@ int main(int argc, char **argv)
 		{"duration", required_argument, NULL, OPT_DURATION},
 		{"user", required_argument, NULL, 'Z'},
 		{"server-ports", no_argument, NULL, OPT_SERVER_PORTS},
+		{"by-host", no_argument, NULL, OPT_BY_HOST},
 		{"names", required_argument, NULL, OPT_NAMES},
 		{"decode-as", required_argument, NULL, OPT_DECODE_AS},
 		{"no-decoder", required_argument, NULL, OPT_NO_DECODER},
@@ -436,7 +443,10 @@ int main(int argc, char **argv)
 			user = optarg;
 			break;
 		case OPT_SERVER_PORTS:
-			o.server_ports = 1;
+			o.server_ports = BB_CAP_PORTS_ALWAYS;
+			break;
+		case OPT_BY_HOST:
+			o.server_ports = BB_CAP_PORTS_NEVER;
 			break;
 		case OPT_NAMES:
 			o.names_file = optarg;
@@ -613,6 +623,7 @@ int main(int argc, char **argv)
 	bb_cap_lib_versions(v, sizeof v);
 	snprintf(src + sn, sizeof src - (size_t)sn, " (%s)", v);
 	bb_writer_meta(w, src, NULL);
+	bb_writer_meta(w, bb_cap_naming(o.server_ports), NULL);
 	bb_writer_meta(w, tokline, NULL);
 	bb_writer_flush(w, NULL);
 

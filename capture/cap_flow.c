@@ -56,6 +56,33 @@ static void emit(void *arg, const struct bb_dec_msg *m)
 	cap_out_put(arg, m);
 }
 
+/* Whether a (mapped) address is the loopback: 127.0.0.0/8 or ::1. */
+static int loopback(const struct bb_cap *c, uint32_t a)
+{
+	static const uint8_t one6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+	const uint8_t *v6 = cap_v6map_lookup(c->v6, a);
+	if (v6)
+		return memcmp(v6, one6, 16) == 0;
+	return (ntohl(a) >> 24) == 127;
+}
+
+/* Whether the server of a flow is named ip:port (see docs/trace-format.md,
+ * "Node names"). By default (BB_CAP_PORTS_AUTO) where services are known
+ * to share an address from the flow alone: on the loopback, and when a host
+ * calls a service on its own address. The rule looks at one flow only, so
+ * it names a service the same way from its first packet on. */
+static int server_with_port(const struct bb_cap *c, uint32_t sa, uint32_t da)
+{
+	switch (c->o.server_ports) {
+	case BB_CAP_PORTS_ALWAYS:
+		return 1;
+	case BB_CAP_PORTS_NEVER:
+		return 0;
+	default:
+		return sa == da || loopback(c, da);
+	}
+}
+
 static struct cap_conn *conn_new(struct bb_cap *c, unsigned tr, uint32_t sa, uint16_t sp,
                                  uint32_t da, uint16_t dp)
 {
@@ -75,11 +102,11 @@ static struct cap_conn *conn_new(struct bb_cap *c, unsigned tr, uint32_t sa, uin
 	k->wm_slot = SIZE_MAX;
 	cap_addr_name(c, sa, sp, 1, k->client, sizeof k->client);
 	cap_addr_name(c, da, dp, 1, k->server, sizeof k->server);
-	/* The server is named ip:port with --server-ports; clients always by ip. */
+	/* Clients are named by ip; servers by ip or ip:port (server_with_port). */
 	char nm[72];
 	cap_addr_name(c, sa, sp, 0, nm, sizeof nm);
 	k->cnode = cap_intern(c, nm);
-	cap_addr_name(c, da, dp, c->o.server_ports, nm, sizeof nm);
+	cap_addr_name(c, da, dp, server_with_port(c, sa, da), nm, sizeof nm);
 	k->snode = cap_intern(c, nm);
 	k->ctx.conn = k->serial;
 	k->ctx.client = k->client;

@@ -686,6 +686,13 @@ size_t bb_cap_summary(struct bb_cap *c, char *buf, size_t cap)
 	return n;
 }
 
+const char *bb_cap_naming(int server_ports)
+{
+	return server_ports == BB_CAP_PORTS_ALWAYS  ? "naming servers=ports"
+	       : server_ports == BB_CAP_PORTS_NEVER ? "naming servers=hosts"
+	                                            : "naming servers=auto";
+}
+
 size_t bb_cap_lib_versions(char *buf, size_t cap)
 {
 	int n = snprintf(buf, cap, "%s, %s", pcap_lib_version(), cap_nids_version());

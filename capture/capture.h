@@ -12,7 +12,10 @@
 /* Options of one capture run. Zero is a sensible default for every field. */
 struct bb_cap_opts {
 	struct bb_dec_sel sel;      /* --decode-as, --no-decoder */
-	int server_ports;           /* name servers "ip:port" instead of "ip" */
+	int server_ports;           /* how servers are named: BB_CAP_PORTS_AUTO (0,
+	                               "ip:port" on the loopback and when called
+	                               from their own address, else "ip"),
+	                               BB_CAP_PORTS_ALWAYS, BB_CAP_PORTS_NEVER */
 	const char *names_file;     /* hosts-format address -> name map, or NULL */
 	int64_t reorder_ns;         /* the longest a record waits for messages still
 	                               open (then it is written, and a message older
@@ -38,6 +41,12 @@ struct bb_cap_opts {
 #define BB_CAP_REORDER_NS (2 * BB_NS_PER_S)
 #define BB_CAP_HOLE_NS (200 * INT64_C(1000000))
 #define BB_CAP_STREAMS 65536u
+#define BB_CAP_PORTS_AUTO 0
+#define BB_CAP_PORTS_ALWAYS 1
+#define BB_CAP_PORTS_NEVER 2
+/* The "#naming" metadata text (without '#') for a server naming mode:
+ * "naming servers=auto", "naming servers=ports" or "naming servers=hosts". */
+const char *bb_cap_naming(int server_ports);
 #define BB_CAP_RSM_OWN 0
 #define BB_CAP_RSM_LIBNIDS 1
 

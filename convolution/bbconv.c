@@ -326,10 +326,14 @@ int main(int argc, char **argv)
 		/* a cut graph is partial output: say so, like skipped lines */
 		struct bb_conv_stats cst;
 		bb_conv_get_stats(conv, &cst);
-		if (cst.truncated)
+		if (cst.cut_vertices)
 			fprintf(stderr,
 			        PROG ": warning: graph cut at %zu vertices (--max-vertices)\n",
 			        p.max_vertices);
+		else if (cst.truncated && !quiet)
+			fprintf(stderr,
+			        PROG ": warning: %llu paths cut at depth %u (--max-depth)\n",
+			        (unsigned long long)cst.truncated, (unsigned)p.max_depth);
 	}
 	if (!status) {
 		FILE *out = stdout;

@@ -239,6 +239,8 @@ static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv,
 		return;
 	if (depth >= c->p.max_depth || c->nverts >= c->p.max_vertices) {
 		c->st.truncated++;
+		if (c->nverts >= c->p.max_vertices)
+			c->st.cut_vertices++;
 		return;
 	}
 
@@ -440,6 +442,7 @@ static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv,
 		}
 		if (c->nverts >= c->p.max_vertices) {
 			c->st.truncated++;
+			c->st.cut_vertices++;
 			break;
 		}
 		uint32_t *W = bb_xmalloc(fd[f].total * sizeof(*W));
@@ -619,6 +622,7 @@ int conv_search(struct bb_conv *c, struct bb_err *err)
 		const struct conv_node *ni = &c->nodes[i];
 		if (c->nverts >= c->p.max_vertices) {
 			c->st.truncated++; /* roots count against the limit too */
+			c->st.cut_vertices++;
 			break;
 		}
 		uint32_t xi = new_vert(c, i, BB_NONE, 0);
@@ -643,6 +647,7 @@ int conv_search(struct bb_conv *c, struct bb_err *err)
 				continue;
 			if (c->nverts >= c->p.max_vertices) {
 				c->st.truncated++;
+				c->st.cut_vertices++;
 				break;
 			}
 			uint32_t *V = bb_xmalloc(n * sizeof(*V));

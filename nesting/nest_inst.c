@@ -230,7 +230,7 @@ void nest_inst_emit(struct bb_nest *n, const struct call *root, uint32_t key)
 	if (!s->shape[key]) {
 		s->shape[key] = nest_pattern_text(n, &n->pat[key]);
 		s->pid[key] = bb_xmalloc(BB_PATTERN_ID_BUFSZ);
-		bb_viz_pattern_id(s->shape[key], s->pid[key]);
+		bb_viz_shape_id(s->shape[key], s->pid[key]);
 	}
 	size_t nc = count_calls(root), k = 0;
 	if (nc > s->capcalls) {

@@ -233,7 +233,7 @@ static char **shapes_of(const struct bb_vpatterns *p, char ***ids)
 	for (size_t i = 0; i < p->n; i++) {
 		s[i] = bb_viz_pattern_shape(&p->v[i]);
 		(*ids)[i] = bb_xmalloc(BB_PATTERN_ID_BUFSZ);
-		bb_viz_pattern_id(s[i], (*ids)[i]);
+		bb_viz_shape_id(s[i], (*ids)[i]);
 	}
 	return s;
 }

@@ -361,7 +361,7 @@ static int patterns_section(FILE *o, struct bb_vsvg *r, const struct bb_vpattern
 		const struct bb_vstat *l = &pt->root.latency;
 		char *shape = bb_viz_pattern_shape(pt);
 		char id[BB_PATTERN_ID_BUFSZ];
-		bb_viz_pattern_id(shape, id);
+		bb_viz_shape_id(shape, id);
 		fputs("<tr>", o);
 		td_u(o, pt->rank);
 		td_u(o, pt->count);
@@ -386,7 +386,7 @@ static int patterns_section(FILE *o, struct bb_vsvg *r, const struct bb_vpattern
 		const struct bb_vpattern *pt = &p->v[i];
 		char *shape = bb_viz_pattern_shape(pt);
 		char id[BB_PATTERN_ID_BUFSZ];
-		bb_viz_pattern_id(shape, id);
+		bb_viz_shape_id(shape, id);
 		free(shape);
 		size_t len;
 		char *svg = bb_viz_pattern_svg(r, pt, &len, err);

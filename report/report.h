@@ -70,7 +70,7 @@ struct bb_rep_change {
 	double share_base, share_slow; /* PATTERN */
 	uint64_t count_base, count_slow; /* PATTERN: instances */
 	size_t npatterns;
-	const char *const *patterns;   /* ids (bb_viz_pattern_id) */
+	const char *const *patterns;   /* ids (bb_viz_shape_id) */
 	const char *const *shapes;     /* their texts */
 };
 

@@ -77,6 +77,8 @@ struct bb_vstat {
  * call_delay are those of the whole path (its first call) and may be n = 0. */
 struct bb_vnode {
 	const char *name;
+	const char *req;            /* the request label (a trace's req=) the calls
+	                               into this node share, or NULL */
 	struct bb_vstat latency;    /* time inside the node and its children */
 	struct bb_vstat call_delay; /* from the parent's call arriving to this call */
 	size_t nchildren;
@@ -106,6 +108,20 @@ struct bb_vpatterns {
 	const struct bb_vval *stats;
 	const struct bb_vval *accuracy;
 };
+
+/* Version of the JSON documents bbnest and bbconv write ("format_version"):
+ * raised when a key changes meaning or goes away, not when one is added. */
+#define BB_VIZ_FORMAT_VERSION 1
+
+/* A stable id of a pattern's shape: 16 hex digits of a 64-bit FNV-1a hash of
+ * its text ("client(nginx(app1(auth pg)))": node names, who calls whom, in
+ * call order), not of its counts, times or rank; the same shape has the same
+ * id in every run and every output (JSON, dot, text, --instances, bbdiff,
+ * bbreport). buf holds BB_PATTERN_ID_BUFSZ bytes. Returns buf. */
+#define BB_PATTERN_ID_BUFSZ 17
+char *bb_viz_pattern_id(const struct bb_vpattern *p, char *buf);
+/* The same id from the pattern's text. */
+void bb_viz_shape_id(const char *shape, char *buf);
 
 /* One digraph, one cluster per pattern (figure 8's format): cluster label
  * "#rank: count, total latency", node label "name\nmean latency", edge label
@@ -171,17 +187,13 @@ struct bb_vcall {
  * after its parent, children in call order). */
 struct bb_vinstance {
 	uint64_t seq;               /* 0, 1, 2 ... in the order instances complete */
-	const char *pattern;        /* the pattern's id (bb_viz_pattern_id) */
+	const char *pattern;        /* the pattern's id (bb_viz_shape_id) */
 	const char *shape;          /* the pattern's text, "client(nginx(app1(pg)))" */
 	int64_t start_ns, latency_ns;
 	size_t ncalls;
 	const struct bb_vcall *calls;
 };
 
-#define BB_PATTERN_ID_BUFSZ 17
-/* A pattern's stable id from its text (names in call order, as shape): 16 hex
- * digits of a 64-bit FNV-1a hash. */
-void bb_viz_pattern_id(const char *shape, char *buf);
 
 /* Where instances go: one JSON object a line (jsonl), an OTLP/JSON
  * ExportTraceServiceRequest file (otlp), batches POSTed to an OTLP/HTTP

@@ -128,6 +128,7 @@ int bb_viz_graph_json(FILE *out, const struct bb_vgraph *g, struct bb_err *err)
 		json_object_set_new(o, "delays", ds);
 		json_array_append_new(es, o);
 	}
+	json_object_set_new(root, "format_version", json_integer(BB_VIZ_FORMAT_VERSION));
 	json_object_set_new(root, "vertices", vs);
 	json_object_set_new(root, "edges", es);
 	json_object_set_new(root, "params", bb_viz_vval_ref(g->params));

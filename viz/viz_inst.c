@@ -7,14 +7,6 @@
 
 #include "viz/viz_int.h"
 
-void bb_viz_pattern_id(const char *shape, char *buf)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (const unsigned char *p = (const unsigned char *)shape; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ULL;
-	snprintf(buf, BB_PATTERN_ID_BUFSZ, "%016llx", (unsigned long long)h);
-}
-
 const char *bb_viz_curl_version(void)
 {
 	return curl_version_info(CURLVERSION_NOW)->version;

@@ -18,6 +18,45 @@ const char *bb_viz_jansson_version(void)
 	return jansson_version_str();
 }
 
+/* ---- pattern ids ------------------------------------------------------------ */
+
+static uint64_t fnv(uint64_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * UINT64_C(1099511628211);
+	return h;
+}
+
+/* The hash of the pattern's text, "client(nginx(app1(auth pg)))" (names in
+ * call order, children in parentheses, separated by spaces), as bbnest
+ * --instances writes it (shape) and bb_viz_shape_id hashes it. */
+static uint64_t shape_hash(uint64_t h, const struct bb_vnode *v)
+{
+	h = fnv(h, v->name, strlen(v->name));
+	if (!v->nchildren)
+		return h;
+	h = fnv(h, "(", 1);
+	for (size_t i = 0; i < v->nchildren; i++) {
+		if (i)
+			h = fnv(h, " ", 1);
+		h = shape_hash(h, &v->children[i]);
+	}
+	return fnv(h, ")", 1);
+}
+
+char *bb_viz_pattern_id(const struct bb_vpattern *p, char *buf)
+{
+	uint64_t h = shape_hash(UINT64_C(14695981039346656037), &p->root);
+	snprintf(buf, BB_PATTERN_ID_BUFSZ, "%016llx", (unsigned long long)h);
+	return buf;
+}
+
+void bb_viz_shape_id(const char *shape, char *buf)
+{
+	uint64_t h = fnv(UINT64_C(14695981039346656037), shape, strlen(shape));
+	snprintf(buf, BB_PATTERN_ID_BUFSZ, "%016llx", (unsigned long long)h);
+}
+
 /* ---- dot ------------------------------------------------------------------- */
 
 /* cgraph 2.x takes char * for strings it only reads. */
@@ -99,14 +138,21 @@ int bb_viz_patterns_dot(FILE *out, const struct bb_vpatterns *p, struct bb_err *
 	agattr(g, AGEDGE, S("label"), S(""));
 	for (size_t i = 0; i < p->n; i++) {
 		const struct bb_vpattern *pt = &p->v[i];
-		char name[32], total[BB_DUR_BUFSZ], label[160], iv[96];
+		char name[32], total[BB_DUR_BUFSZ], id[17], iv[96];
 		snprintf(name, sizeof(name), "cluster_%u", pt->rank);
 		Agraph_t *sub = agsubg(g, name, 1);
 		bb_viz_fmt_ns_ascii(pt->total_latency_ns, total);
 		interval_text(pt, iv, sizeof(iv));
-		snprintf(label, sizeof(label), "#%u: %llu path%s%s, %s total", pt->rank,
-		         (unsigned long long)pt->count, pt->count == 1 ? "" : "s", iv, total);
+		/* id (and req) on a second line: "#1: 24 paths, 5.69 s total\nid ... req ..." */
+		char *req = pt->root.req ? bb_viz_dot_label(pt->root.req) : NULL;
+		size_t len = 256 + (req ? strlen(req) : 0);
+		char *label = bb_xmalloc(len);
+		snprintf(label, len, "#%u: %llu path%s%s, %s total\\nid %s%s%s", pt->rank,
+		         (unsigned long long)pt->count, pt->count == 1 ? "" : "s", iv, total,
+		         bb_viz_pattern_id(pt, id), req ? " req " : "", req ? req : "");
 		set(sub, "label", label);
+		free(label);
+		free(req);
 		unsigned seq = 0;
 		bb_viz_dot_node(sub, &pt->root, pt->rank, &seq);
 	}
@@ -122,11 +168,21 @@ int bb_viz_patterns_dot(FILE *out, const struct bb_vpatterns *p, struct bb_err *
 
 /* ---- JSON ------------------------------------------------------------------ */
 
+/* A JSON string of s (bad UTF-8 bytes replaced, as for names). */
+static json_t *str_json(const char *s)
+{
+	struct bb_vval *v = bb_vval_str(s);
+	json_t *j = vval_json(v);
+	return j;
+}
+
 static json_t *node_json(const struct bb_vnode *v)
 {
 	struct bb_vval *name = bb_vval_str(v->name);
 	json_t *o = json_object();
 	json_object_set_new(o, "name", vval_json(name));
+	if (v->req)
+		json_object_set_new(o, "req", str_json(v->req));
 	json_object_set_new(o, "latency_ns", bb_viz_stat_json(&v->latency));
 	json_object_set_new(o, "call_delay_ns", bb_viz_stat_json(&v->call_delay));
 	json_t *ch = json_array();
@@ -148,9 +204,13 @@ int bb_viz_patterns_json(FILE *out, const struct bb_vpatterns *p, struct bb_err 
 		                    json_pack("[I, I]", (json_int_t)pt->count_lo,
 		                              (json_int_t)pt->count_hi));
 		json_object_set_new(o, "exact", json_integer((json_int_t)pt->exact));
+		char id[17];
+		json_object_set_new(o, "id", json_string(bb_viz_pattern_id(pt, id)));
+		json_object_set_new(o, "req", pt->root.req ? str_json(pt->root.req) : json_null());
 		json_object_set_new(o, "root", node_json(&pt->root));
 		json_array_append_new(arr, o);
 	}
+	json_object_set_new(root, "format_version", json_integer(BB_VIZ_FORMAT_VERSION));
 	json_object_set_new(root, "patterns", arr);
 	json_object_set_new(root, "params", bb_viz_vval_ref(p->params));
 	json_object_set_new(root, "stats", bb_viz_vval_ref(p->stats));
@@ -234,11 +294,18 @@ int bb_viz_patterns_text(FILE *out, const struct bb_vpatterns *p, struct bb_err 
 	        "latency", "p50", "p90", "p99", "max");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct bb_vpattern *pt = &p->v[i];
-		char total[BB_DUR_BUFSZ], iv[96];
+		char total[BB_DUR_BUFSZ], id[17], iv[96];
 		bb_viz_fmt_ns(pt->total_latency_ns, total);
 		interval_text(pt, iv, sizeof(iv));
-		fprintf(out, "#%u  %llu path%s%s, %s total\n", pt->rank, (unsigned long long)pt->count,
-		        pt->count == 1 ? "" : "s", iv, total);
+		fprintf(out, "#%u  %llu path%s%s, %s total  id %s", pt->rank,
+		        (unsigned long long)pt->count, pt->count == 1 ? "" : "s", iv, total,
+		        bb_viz_pattern_id(pt, id));
+		if (pt->root.req) {
+			char *req = bb_viz_escape_text(pt->root.req);
+			fprintf(out, "  req %s", req);
+			free(req);
+		}
+		fputc('\n', out);
 		text_node(out, &pt->root, 0);
 	}
 	if (p->stats) {

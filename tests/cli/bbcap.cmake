@@ -36,3 +36,7 @@ bb_cli_test(bbcap_late bbcap_late.sh)
 # namespace's loopback; needs root and ip(8).
 bb_cli_test(bbcap_quiet bbcap_quiet.sh)
 set_tests_properties(cli_bbcap_quiet PROPERTIES TIMEOUT 90)
+# Services sharing an address are distinct nodes (the checked-in one-host
+# capture; a fresh one when root and nginx, redis, PostgreSQL are there).
+bb_cli_test(bbcap_onehost bbcap_onehost.sh)
+set_tests_properties(cli_bbcap_onehost PROPERTIES TIMEOUT 180)

@@ -107,7 +107,7 @@ fail=0
 [ $rc2 -eq 0 ] || { echo "FAIL: bbcap -i any exit $rc2 after SIGTERM"; cat "$T/any.err"; fail=1; }
 [ "$(grep -c 'packets captured' "$T/any.err")" -ge 2 ] || { echo "FAIL: SIGUSR1 printed no counters"; cat "$T/any.err"; fail=1; }
 grep -q 'packets captured' "$T/bbcap.err" || { echo "FAIL: no summary"; fail=1; }
-grep -q '^  http .* 20 calls, 20 returns, 0 unmatched returns, 0 malformed' "$T/bbcap.err" ||
+grep -q '^  http .* 20 calls, 20 returns, 0 unanswered calls, 0 unmatched returns, 0 malformed' "$T/bbcap.err" ||
 	{ echo "FAIL: summary counts"; fail=1; }
 grep -q '(1 picked up mid-stream' "$T/bbcap.err" || { echo "FAIL: summary mid-stream count"; fail=1; }
 grep -q 'packets dropped by kernel' "$T/bbcap.err" || { echo "FAIL: no kernel drop count"; fail=1; }

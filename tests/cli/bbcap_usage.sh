@@ -97,4 +97,8 @@ want "--names" 3 "$(grep -c '	CALL	client	resolver	' "$BB_TMP/n.tr")"
 "$B" -r "$fx" -w /dev/null 2>"$BB_TMP/sum" || fail=1
 grep -q '^13 packets captured$' "$BB_TMP/sum" && grep -q '^  dns  *3 flows, 3 calls, 3 returns' "$BB_TMP/sum" ||
 	{ echo "FAIL summary"; cat "$BB_TMP/sum"; fail=1; }
+# a call with no return (the capture ends after the first query) is in the summary
+"$B" -c 1 -r "$fx" -w /dev/null 2>"$BB_TMP/sum1" || fail=1
+grep -q '^  dns  *1 flows, 1 calls, 0 returns, 1 unanswered calls, 0 unmatched returns' "$BB_TMP/sum1" ||
+	{ echo "FAIL unanswered calls in the summary"; cat "$BB_TMP/sum1"; fail=1; }
 exit $fail

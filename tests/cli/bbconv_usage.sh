@@ -76,6 +76,13 @@ for k in '"vertices":[{"id":0,"node":"' '"edges":[{"count":' '"delay_ns":' '"par
 	grep -qF "$k" j.out || no "JSON lacks $k"
 done
 
+# "graph cut" only when --max-vertices really cut the graph
+"$B" -Q 0.01 --text "$T" >c.out 2>c.err || no "default run"
+grep -q 'graph cut' c.err && no "graph cut warned on $(grep -c . c.out) lines of output: $(cat c.err)"
+"$B" -Q 0.01 --text --max-vertices 3 "$T" >c.out 2>c.err || no "--max-vertices 3"
+grep -q '^bbconv: warning: graph cut at 3 vertices (--max-vertices)$' c.err ||
+	no "--max-vertices 3: no warning: $(cat c.err)"
+
 # an empty trace gives an empty graph
 printf '#bbtrace 1\n' >empty.tr
 "$B" -Q 0.01 empty.tr >e.out || no "empty trace"

@@ -96,4 +96,15 @@ if command -v dot >/dev/null 2>&1; then
 else
 	echo "skip: no dot"
 fi
+# pattern ids: the same shape has the same id whatever its rank and output
+"$nest" --text --rank latency "$g/multi.tr" | sed -n 's/^#\([0-9]*\) .*  id \([0-9a-f]*\).*/\2/p' | sort >id.lat
+"$nest" --text --rank count "$g/multi.tr" | sed -n 's/^#\([0-9]*\) .*  id \([0-9a-f]*\).*/\2/p' | sort >id.cnt
+"$nest" --json "$g/multi.tr" | tr ',' '\n' | sed -n 's/^"id":"\([0-9a-f]*\)"/\1/p' | sort >id.json
+"$nest" "$g/multi.tr" | sed -n 's/.*label="#.*\\nid \([0-9a-f]*\).*/\1/p' | sort >id.dot
+[ "$(wc -l <id.lat)" -ge 2 ] && [ "$(sort -u id.lat | wc -l)" -eq "$(wc -l <id.lat)" ] ||
+	no "pattern ids: not one distinct id per pattern: $(cat id.lat)"
+cmp -s id.lat id.cnt || no "pattern ids change with --rank"
+cmp -s id.lat id.json || no "pattern ids differ between text and JSON"
+cmp -s id.lat id.dot || no "pattern ids differ between text and dot"
+"$nest" --json "$g/multi.tr" | grep -q '^{"accuracy":null,"format_version":1,' || no "JSON has no format_version 1"
 exit $fail
