@@ -188,22 +188,25 @@ static void make_net(struct bb_nest *n, struct net *k)
 	uint8_t *ndone = bb_xcalloc(n->ninto + 1, 1);
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		struct nest_gchild *x = &g->ch[ci];
-		if (!g->cap && x->b < n->ninto && !ndone[x->b]) {
-			ncap[x->b] = total_cap(n, x->b);
-			ndone[x->b] = 1;
-		}
-		uint32_t tk = x->b < n->ninto && ncap[x->b] ? ncap[x->b] : NO_CAP;
+		/* the parents' node is each candidate's callee: the child's
+		 * caller, or with host aliases a service on it */
 		uint8_t once = !g->cap && nest_once(n, x->b, x->c);
 		for (uint32_t j = 0; j < x->nc; j++) {
 			struct nest_gent *e = &g->ent[x->off + j];
 			if (tslot[e->par] == BB_NONE) {
+				uint32_t pb = n->rec[e->par].arg; /* the parent CALL's callee */
+				if (!g->cap && pb < n->ninto && !ndone[pb]) {
+					ncap[pb] = total_cap(n, pb);
+					ndone[pb] = 1;
+				}
+				uint32_t tk = pb < n->ninto && ncap[pb] ? ncap[pb] : NO_CAP;
 				if (k->npar == capt) {
 					capt *= 2;
 					k->tcap = bb_xrealloc(k->tcap, capt * sizeof(uint32_t));
 					k->tsoft = bb_xrealloc(k->tsoft, capt * sizeof(uint32_t));
 				}
 				tslot[e->par] = (uint32_t)k->npar;
-				k->tsoft[k->npar] = g->cap ? NO_CAP_SOFT : soft_cap(n, x->b);
+				k->tsoft[k->npar] = g->cap ? NO_CAP_SOFT : soft_cap(n, pb);
 				k->tcap[k->npar++] = g->cap ? g->cap(n, e->par, NEST_ANY) : tk;
 			}
 			e->slot_t = tslot[e->par];

@@ -91,6 +91,10 @@ struct node_list {
 	uint64_t pobs, povl; /* pass 1: pairs of sure children of one call into it, and
 	                        of them, pairs that overlapped in time */
 	int parallel;        /* its calls make calls in parallel: no overlap penalty */
+	uint32_t host;       /* a service "H:P" of a trace with #naming: the node "H", or
+	                        BB_NONE (nest_pairs.c, host aliases) */
+	uint32_t svc;        /* a host "H": its first service node, or BB_NONE ... */
+	uint32_t svc_next;   /* ... and each service the next on its host */
 	uint32_t clast;      /* pass 1: 1 + the CALL record of the last call into this
 	                        node that returned with tokens, or 0 (nest_content.c) */
 };
@@ -129,6 +133,9 @@ struct pairc {
 	uint64_t once;  /* --reassign: calls into a whose children were all sure, one
 	                   of them into b */
 	uint64_t twice; /* --reassign: calls into a seen with two sure children into b */
+	uint64_t al_n, al_has; /* pass 1, host aliases: calls a->b, and of them with a
+	                          candidate parent */
+	int al_root;    /* host aliases: calls a->b start requests (nest_alias_roots) */
 	/* content evidence of children a->b (nest_content.c): sure children with
 	 * tokens on both sides and of them sharing one; pairs with a call into a
 	 * that was not the parent, and of them sharing; children with several
@@ -203,6 +210,11 @@ struct pattern {
  * memory targets hold with it). */
 #define NEST_AUTO_GLOBAL_BYTES ((uint64_t)64 << 20)
 
+/* Host aliases: an edge of which fewer than this share of the calls had a
+ * candidate parent among the calls into its caller's services starts
+ * requests (nest_alias_roots). */
+#define NEST_ALIAS_ROOT 0.99
+
 /* --global solves twice: the second round from the first's parents. */
 #define NEST_GLOBAL_ROUNDS 2
 
@@ -222,6 +234,8 @@ struct bb_nest {
 	                             histograms (--return-score) */
 	int gstage;               /* pass 2 replay that only collects candidates (--global) */
 	int auto_rs, auto_g;      /* return_score, global were BB_NEST_AUTO */
+	int alias;                /* the trace names services H:P (#naming): a call from H
+	                             may nest under a call into any service on H */
 	const char *auto_why;     /* what the automatic choice found, for the params */
 	int cstage;               /* pass 2 replay that only learns what tokens are worth */
 	int sstage;               /* pass 2 replay that learns the sequence gaps (nest_seq.c) */
@@ -339,6 +353,7 @@ void nest_map_release(struct bb_nest *n, uint64_t line);
 #define NEST_HOLD_LINES 65536 /* pages of the last lines read stay mapped */
 void nest_reset_calls(struct bb_nest *n);
 uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri);
+void nest_alias_roots(struct bb_nest *n);
 
 /* nest_score.c */
 struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create);

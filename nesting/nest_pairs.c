@@ -13,6 +13,53 @@
  * been closed for longer than the window), so scanning that list costs the
  * per-node parallelism and the whole pass costs messages x parallelism. */
 
+static uint32_t node_index(struct bb_nest *n, const char *s, size_t len);
+
+/* The host part of a service name "H:P" (P digits; H an IPv4 address or
+ * "[v6]", given without the brackets), as bbcap names servers that share an
+ * address (docs/trace-format.md, "Node names"); 0 when s is not one. */
+static size_t host_of(const char *s, size_t len, size_t *off)
+{
+	size_t c = len;
+	while (c > 0 && (unsigned)(s[c - 1] - '0') < 10u)
+		c--;
+	if (c == len || c < 2 || s[c - 1] != ':')
+		return 0;
+	*off = 0;
+	if (s[0] == '[' && s[c - 2] == ']') {
+		*off = 1;
+		return c - 3;
+	}
+	return memchr(s, ':', c - 1) ? 0 : c - 1;
+}
+
+/* The node index of name s, interned; with host aliases, a service "H:P"
+ * is linked to its host "H". */
+static uint32_t node_index(struct bb_nest *n, const char *s, size_t len)
+{
+	size_t before = n->ninto ? bb_intern_count(n->names) : 0;
+	uint32_t k = bb_intern_add(n->names, s, len);
+	if (k >= n->ninto) {
+		size_t cap = n->ninto ? 2 * n->ninto : 16;
+		while (cap <= k)
+			cap *= 2;
+		n->into = bb_xrealloc(n->into, cap * sizeof(*n->into));
+		memset(&n->into[n->ninto], 0, (cap - n->ninto) * sizeof(*n->into));
+		for (size_t i = n->ninto; i < cap; i++)
+			n->into[i].host = n->into[i].svc = n->into[i].svc_next = BB_NONE;
+		n->ninto = cap;
+	}
+	size_t off, hl;
+	if (n->alias && k >= before && n->into[k].host == BB_NONE &&
+	    (hl = host_of(s, len, &off)) > 0) {
+		uint32_t h = node_index(n, s + off, hl);
+		n->into[k].host = h;
+		n->into[k].svc_next = n->into[h].svc;
+		n->into[h].svc = k;
+	}
+	return k;
+}
+
 uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri)
 {
 	if (ri >= n->nrmap) {
@@ -26,16 +73,7 @@ uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri)
 	}
 	if (n->rmap[ri] == BB_NONE) {
 		const char *s = bb_reader_node(r, ri);
-		uint32_t k = bb_intern_add(n->names, s, strlen(s));
-		n->rmap[ri] = k;
-		if (k >= n->ninto) {
-			size_t cap = n->ninto ? 2 * n->ninto : 16;
-			while (cap <= k)
-				cap *= 2;
-			n->into = bb_xrealloc(n->into, cap * sizeof(*n->into));
-			memset(&n->into[n->ninto], 0, (cap - n->ninto) * sizeof(*n->into));
-			n->ninto = cap;
-		}
+		n->rmap[ri] = node_index(n, s, strlen(s));
 	}
 	return n->rmap[ri];
 }
@@ -434,12 +472,11 @@ static struct call *take_open(struct bb_nest *n, uint32_t from, uint32_t to, con
 /* Candidate parents of child B->C: calls into B that began before the child's
  * call and are still open at its return; the skew window widens both
  * comparisons. In call order, so the first is the earliest. */
-static size_t candidates(struct bb_nest *n, struct call *c)
+static size_t candidates_into(struct bb_nest *n, struct call *c, uint32_t node, size_t nc)
 {
 	int64_t skew = n->p.skew_window_ns;
 	int64_t limit = nest_sub(c->call_ts, -skew); /* skew >= 0 */
-	size_t nc = 0;
-	for (struct call *p = n->into[c->from].head; p; p = p->nnext) {
+	for (struct call *p = n->into[node].head; p; p = p->nnext) {
 		if (p->call_ts > limit || (p->call_ts == limit && p->seq > c->seq))
 			break;
 		if (p == c)
@@ -453,6 +490,61 @@ static size_t candidates(struct bb_nest *n, struct call *c)
 		n->cand[nc++] = p;
 	}
 	return nc;
+}
+
+/* Host aliases: whether calls c->from -> c->to may nest under calls into
+ * the services on c->from. Pass 1 counts how many of the edge's calls had
+ * such a candidate; an edge that has none for more than NEST_ALIAS_ROOT of
+ * its calls starts requests (a client on the same host as the services)
+ * and takes none from pass 2 on (nest_alias_roots). */
+static int alias_edge(struct bb_nest *n, const struct call *c)
+{
+	if (!n->alias || c->from >= n->ninto || n->into[c->from].svc == BB_NONE)
+		return 0;
+	if (n->pass == 1)
+		return 1;
+	struct pairc *e = nest_pairc(n, c->from, c->to, 0);
+	return !(e && e->al_root);
+}
+
+/* Candidate parents of child B->C: calls into B that began before the child's
+ * call and are still open at its return; the skew window widens both
+ * comparisons. In call order, so the first is the earliest. With host
+ * aliases (a trace that names services H:P), calls into the services on B
+ * too. */
+static size_t candidates(struct bb_nest *n, struct call *c)
+{
+	size_t nc = candidates_into(n, c, c->from, 0);
+	if (!alias_edge(n, c))
+		return nc;
+	size_t direct = nc;
+	for (uint32_t s = n->into[c->from].svc; s != BB_NONE; s = n->into[s].svc_next)
+		nc = candidates_into(n, c, s, nc);
+	if (n->pass == 1) {
+		struct pairc *e = nest_pairc(n, c->from, c->to, 1);
+		e->al_n++;
+		e->al_has += nc > 0;
+	}
+	/* back in call order (the earliest wins ties) */
+	for (size_t i = direct ? direct : 1; i < nc; i++)
+		for (size_t j = i; j > 0 && n->cand[j]->seq < n->cand[j - 1]->seq; j--) {
+			struct call *t = n->cand[j];
+			n->cand[j] = n->cand[j - 1];
+			n->cand[j - 1] = t;
+		}
+	return nc;
+}
+
+/* After pass 1, host aliases: an edge whose calls often had no candidate
+ * starts requests; its calls take no aliased parent. */
+void nest_alias_roots(struct bb_nest *n)
+{
+	for (size_t i = 0; n->alias && i < n->pccap; i++) {
+		struct pairc *e = &n->pc[i];
+		if (e->a != UINT32_MAX && e->al_n &&
+		    (double)e->al_has < NEST_ALIAS_ROOT * (double)e->al_n)
+			e->al_root = 1;
+	}
 }
 
 static void update_max_ret(struct call *c, int64_t t)
@@ -668,6 +760,11 @@ int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err)
 		n->st.children = 0;
 		n->st.candidates = 0;
 	}
+	if (n->pass == 1)
+		for (size_t i = 0; i < bb_reader_nmeta(r); i++)
+			if (strncmp(bb_reader_meta(r, i), "naming servers=", 15) == 0 &&
+			    strcmp(bb_reader_meta(r, i) + 15, "hosts") != 0)
+				n->alias = 1;
 	while ((rc = bb_reader_next(r, &rec, err)) > 0) {
 		if ((++k & 0xfffff) == 0 && n->progress)
 			n->progress(n->progress_ctx, n->pass, k);

@@ -388,6 +388,7 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 		nest_triple_norms(n);
 		nest_smooth(n);
 		nest_parallel_nodes(n);
+		nest_alias_roots(n);
 	}
 	if (rc >= 0 && n->recording && n->auto_g && n->mode == BB_NEST_INFER && !bound) {
 		uint64_t need = n->st.candidates * 16 + n->st.children * 24;

@@ -122,6 +122,8 @@ static struct pairc *pc_find(struct bb_nest *n, uint32_t a, uint32_t b, int crea
 	n->pc[k].ct_rand_share = n->pc[k].ct_amb = n->pc[k].ct_amb_share = 0;
 	n->pc[k].ct_amb_other = 0;
 	n->pc[k].lr1 = n->pc[k].lr2 = 1;
+	n->pc[k].al_n = n->pc[k].al_has = 0;
+	n->pc[k].al_root = 0;
 	return &n->pc[k];
 }
 
@@ -205,6 +207,16 @@ void nest_triple_norms(struct bb_nest *n)
 	}
 }
 
+/* The per-edge histogram's first key for parent par: NEST_ANY, or with host
+ * aliases, when par is a call into a service on child's caller rather than
+ * into the caller itself, that service (with the top bit): the delays from
+ * nginx's calls and from the app's, both on one host, are not one
+ * distribution. */
+static uint32_t pool_key(const struct bb_nest *n, const struct call *par, const struct call *child)
+{
+	return n->alias && par->to != child->from ? par->to | UINT32_C(1) << 31 : NEST_ANY;
+}
+
 /* Each candidate parent gets 1/|candidates| at the delay between its call and
  * the child's (figure 4, lines 13-16), in the histogram of (its caller, B, C),
  * or with the per-edge scoreboard in the one histogram of (B, C). */
@@ -215,8 +227,10 @@ void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand,
 	if (n->p.scoreboard == BB_NEST_SB_EDGE)
 		pool = nest_triple(n, NEST_ANY, child->from, child->to, 1);
 	for (size_t i = 0; i < nc; i++) {
-		struct triple *t =
-		    pool ? pool : nest_triple(n, cand[i]->from, child->from, child->to, 1);
+		uint32_t a = pool_key(n, cand[i], child);
+		struct triple *t = !pool                ? nest_triple(n, cand[i]->from, child->from, child->to, 1)
+		                   : a == NEST_ANY ? pool
+		                                   : nest_triple(n, a, child->from, child->to, 1);
 		t->h[sb_bin(n, nest_sub(child->call_ts, cand[i]->call_ts))] += w;
 	}
 }
@@ -308,10 +322,11 @@ static double parent_score(struct bb_nest *n, struct call *par, const struct cal
                            const struct call *skip, struct triple *pool)
 {
 	const struct bb_nest_params *p = &n->p;
+	uint32_t a = pool_key(n, par, child);
 	struct triple *t = p->scoreboard != BB_NEST_SB_EDGE
 	                       ? nest_triple(n, par->from, child->from, child->to, 0)
-	                   : pool ? pool
-	                          : nest_triple(n, NEST_ANY, child->from, child->to, 0);
+	                   : pool && a == NEST_ANY ? pool
+	                                           : nest_triple(n, a, child->from, child->to, 0);
 	double s;
 	if (n->seq_ready) {
 		s = nest_seq_score(n, par, child);
@@ -608,7 +623,10 @@ void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand
 	for (size_t i = 0; i < nc; i++) {
 		if (cand[i]->end_ts == BB_NO_TIME)
 			continue;
-		struct triple *t = pooled ? pool : rsb_find(n, cand[i]->from, child->from, child->to, 1);
+		uint32_t a = pool_key(n, cand[i], child);
+		struct triple *t = !pooled          ? rsb_find(n, cand[i]->from, child->from, child->to, 1)
+		                   : a == NEST_ANY ? pool
+		                                   : rsb_find(n, a, child->from, child->to, 1);
 		t->h[sb_bin(n, nest_sub(cand[i]->end_ts, child->ret_ts))] += w;
 	}
 }
@@ -618,7 +636,7 @@ static double return_factor(struct bb_nest *n, const struct call *par, const str
 {
 	if (par->end_ts == BB_NO_TIME)
 		return 0;
-	uint32_t a = n->p.scoreboard == BB_NEST_SB_EDGE ? NEST_ANY : par->from;
+	uint32_t a = n->p.scoreboard == BB_NEST_SB_EDGE ? pool_key(n, par, child) : par->from;
 	struct triple *t = rsb_find(n, a, child->from, child->to, 0);
 	if (!t)
 		return 0;
