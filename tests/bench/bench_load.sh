@@ -22,8 +22,8 @@ extra=${BBNEST_OPTS:-}
 # the option sets, in column order: the paper's exact choice (per-caller histograms,
 # raw bin mass, penalties 2,0,0), the defaults, two option sets of docs/accuracy.md, and
 # the caller's own
-paper="--scoreboard paper --score mass"
-pen="--penalty 0,2,2 --smooth 2"
+paper="--greedy --scoreboard paper --score mass"
+pen="--greedy --penalty 0,2,2 --smooth 2"
 rg="--return-score --global"
 
 if [ $# -eq 0 ]; then
