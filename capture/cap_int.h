@@ -71,7 +71,7 @@ struct cap_lease {
 	uint64_t lo, hi;
 	int64_t ts;
 };
-#define CAP_LEASES 16           /* per direction; beyond, neighbours merge */
+#define CAP_LEASES 8            /* per direction; beyond, neighbours merge */
 
 struct cap_dirbuf {
 	uint64_t next_pos;          /* stream position after the last byte delivered */
