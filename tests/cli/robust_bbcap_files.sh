@@ -153,7 +153,7 @@ PYEOF
 	timeout 60 "$BB_BIN/bbskew" inject.tr >inject2.tr 2>err || no "hostile names: the trace does not read back strictly: $(cat err)"
 	[ "$(grep -c -v '^#' inject2.tr)" = 140 ] || no "hostile names: bbskew read $(grep -c -v '^#' inject2.tr) records"
 	for p in bbnest bbconv; do
-		[ $p = bbconv ] && q='-q 0.0001 --min-count 1' || q=
+		[ $p = bbconv ] && q='-Q 0.0001 --min-count 1' || q=
 		for fmt in --dot --json --text; do
 			timeout 60 "$BB_BIN/$p" $q $fmt inject.tr >inj.out 2>err || no "hostile names: $p $fmt failed: $(cat err)"
 			san err

@@ -41,12 +41,12 @@ expect negret.json 'negret.json:3:50: tracelets[0].steps[0].return[0]: must not 
 expect zero.json "zero.json:1:0: '[' or '{' expected near end of file"
 
 cfg=$BB_SRC/maketrace/configs/children-parallel.json
-timeout 60 "$mt" -n 2000 -o /dev/full "$cfg" 2>err
+timeout 60 "$mt" -N 2000 -o /dev/full "$cfg" 2>err
 rc=$?
 [ $rc -eq 1 ] || no "-o /dev/full: exit $rc, want 1"
 want='maketrace: error: /dev/full: write error: No space left on device'
 [ "$(cat err)" = "$want" ] || no "-o /dev/full: got '$(cat err)', want '$want'"
-timeout 60 "$mt" -n 2000 "$cfg" >/dev/full 2>err
+timeout 60 "$mt" -N 2000 "$cfg" >/dev/full 2>err
 rc=$?
 [ $rc -eq 1 ] || no "stdout on /dev/full: exit $rc, want 1"
 want='maketrace: error: <stdout>: write error: No space left on device'
