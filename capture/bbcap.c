@@ -221,10 +221,11 @@ static struct bb_writer *output_open(struct output *o, const char *path, int in_
 	memcpy(o->tmp + n, ".partial.XXXXXX", 16);
 	int fd = mkstemp(o->tmp);
 	if (fd < 0) {
-		bb_err_set(err, "%s: cannot open for writing: %s", path, strerror(errno));
+		/* No file can be made next to it (a directory that is not ours,
+		 * a file that is): write it in place, now that the run can start. */
 		free(o->tmp);
 		o->tmp = NULL;
-		return NULL;
+		return bb_tio_writer_open(path, err);
 	}
 	/* The mode a new file would get (mkstemp makes it 0600), or the old one's. */
 	mode_t um = umask(0);

@@ -245,6 +245,9 @@ int main(int argc, char **argv)
 			return 0;
 		case 'V':
 			printf("bbconv (bb) %s\nFFTW %s\n", BB_VERSION, bb_conv_fftw_version());
+			char z[128];
+			bb_tio_lib_versions(z, sizeof z);
+			printf("%s\n", z);
 			free(roots);
 			return 0;
 		default:

@@ -112,10 +112,13 @@ int main(int argc, char **argv)
 			fputs(usage_text, stdout);
 			bb_mt_skew_free(skew);
 			return 0;
-		case 'V':
-			printf("bbskew (bb) %s\n", BB_VERSION);
+		case 'V': {
+			char z[128];
+			bb_tio_lib_versions(z, sizeof z);
+			printf("bbskew (bb) %s, %s\n", BB_VERSION, z);
 			bb_mt_skew_free(skew);
 			return 0;
+		}
 		case ':':
 			bb_mt_skew_free(skew);
 			if (optopt && optopt < 256)

@@ -225,9 +225,12 @@ int main(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			goto out;
-		case 'V':
-			printf("maketrace (bb) %s, jansson %s\n", BB_VERSION, bb_mt_json_version());
+		case 'V': {
+			char z[128];
+			bb_tio_lib_versions(z, sizeof z);
+			printf("maketrace (bb) %s, jansson %s, %s\n", BB_VERSION, bb_mt_json_version(), z);
 			goto out;
+		}
 		case ':':
 			if (optopt && optopt < 256)
 				USAGE("-%c needs a value", optopt);

@@ -484,6 +484,9 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("bbnest (bb) %s\nGraphviz %s\njansson %s\n", BB_VERSION,
 			       bb_viz_graphviz_version(), bb_viz_jansson_version());
+			char z[128];
+			bb_tio_lib_versions(z, sizeof z);
+			printf("%s\n", z);
 			return 0;
 		default:
 			fprintf(stderr, "Try 'bbnest --help' for more information.\n");

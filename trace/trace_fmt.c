@@ -13,8 +13,10 @@ enum bb_fmt bb_fmt_sniff(const void *buf, size_t n)
 {
 	const unsigned char *p = buf;
 	static const unsigned char pcap[4][4] = {
-		{0xa1, 0xb2, 0xc3, 0xd4}, {0xd4, 0xc3, 0xb2, 0xa1},
-		{0xa1, 0xb2, 0x3c, 0x4d}, {0x4d, 0x3c, 0xb2, 0xa1},
+	    {0xa1, 0xb2, 0xc3, 0xd4},
+	    {0xd4, 0xc3, 0xb2, 0xa1},
+	    {0xa1, 0xb2, 0x3c, 0x4d},
+	    {0x4d, 0x3c, 0xb2, 0xa1},
 	};
 	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
 		return BB_FMT_GZIP;
@@ -34,11 +36,16 @@ enum bb_fmt bb_fmt_sniff(const void *buf, size_t n)
 const char *bb_fmt_name(enum bb_fmt f)
 {
 	switch (f) {
-	case BB_FMT_TEXT: return "trace";
-	case BB_FMT_GZIP: return "gzip";
-	case BB_FMT_ZSTD: return "zstd";
-	case BB_FMT_PCAP: return "pcap";
-	case BB_FMT_PCAPNG: return "pcapng";
+	case BB_FMT_TEXT:
+		return "trace";
+	case BB_FMT_GZIP:
+		return "gzip";
+	case BB_FMT_ZSTD:
+		return "zstd";
+	case BB_FMT_PCAP:
+		return "pcap";
+	case BB_FMT_PCAPNG:
+		return "pcapng";
 	}
 	return "?";
 }
@@ -61,12 +68,14 @@ void bb_fmt_explain(enum bb_fmt f, const char *name, struct bb_err *err)
 	int in = !strcmp(name, "<stdin>");
 	if (f == BB_FMT_PCAP || f == BB_FMT_PCAPNG) {
 		if (in)
-			bb_err_set(err, "%s is a packet capture (%s), not a trace: put "
-			                "\"bbcap -r - -w -\" before this command in the pipe",
+			bb_err_set(err,
+			           "%s is a packet capture (%s), not a trace: put "
+			           "\"bbcap -r - -w -\" before this command in the pipe",
 			           name, bb_fmt_name(f));
 		else
-			bb_err_set(err, "%s is a packet capture (%s), not a trace: run "
-			                "bbcap -r %s -w TRACE first, then give it TRACE",
+			bb_err_set(err,
+			           "%s is a packet capture (%s), not a trace: run "
+			           "bbcap -r %s -w TRACE first, then give it TRACE",
 			           name, bb_fmt_name(f), name);
 	} else if (f == BB_FMT_GZIP || f == BB_FMT_ZSTD) {
 		bb_err_set(err, "%s is %s-compressed: %s", name, bb_fmt_name(f),

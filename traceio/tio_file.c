@@ -26,14 +26,14 @@
 struct tio {
 	enum bb_fmt fmt;
 	int fd;
-	int64_t pos;            /* uncompressed bytes read or written */
+	int64_t pos; /* uncompressed bytes read or written */
 	gzFile gz;
 	ZSTD_DCtx *zd;
 	ZSTD_CCtx *zc;
-	unsigned char *buf;     /* zstd: compressed input, or output */
-	size_t len, off;        /* zstd input: bytes held, bytes used */
-	int eof;                /* zstd input: the file has ended */
-	int frame_open;         /* zstd input: inside a frame */
+	unsigned char *buf; /* zstd: compressed input, or output */
+	size_t len, off;    /* zstd input: bytes held, bytes used */
+	int eof;            /* zstd input: the file has ended */
+	int frame_open;     /* zstd input: inside a frame */
 };
 
 static void tio_free(struct tio *t)

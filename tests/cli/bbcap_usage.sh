@@ -67,6 +67,23 @@ cmp -s "$BB_TMP/all.tr" "$BB_TMP/keep.tr" || { echo "FAIL: a misspelt filter cha
 check 1 "no interface keeps -w" "$B" -q -i bbnosuchif0 -w "$BB_TMP/keep.tr"
 cmp -s "$BB_TMP/all.tr" "$BB_TMP/keep.tr" || { echo "FAIL: a missing interface changed the -w file"; fail=1; }
 want "no temporary file left after failures" "" "$(ls "$BB_TMP" | grep 'partial')"
+# A directory where no file can be made (as nobody, when root): the -w file
+# that may be written is written in place.
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v su >/dev/null 2>&1; then
+	mkdir -p "$BB_TMP/ro"
+	cp "$BB_TMP/all.tr" "$BB_TMP/ro/k.tr"
+	chmod 666 "$BB_TMP/ro/k.tr"
+	chmod 555 "$BB_TMP/ro"
+	: >"$BB_TMP/ro/k.tr"
+	if su nobody -s /bin/sh -c "test -x '$B' && test -r '$fx' && test -w '$BB_TMP/ro/k.tr'"; then
+		su nobody -s /bin/sh -c "'$B' -q -r '$fx' -w '$BB_TMP/ro/k.tr'" 2>"$BB_TMP/ro.err" ||
+			{ echo "FAIL read-only directory: $(cat "$BB_TMP/ro.err")"; fail=1; }
+		want "read-only directory: records written in place" 10 "$(records "$BB_TMP/ro/k.tr")"
+	else
+		echo "note: nobody cannot reach bbcap, the fixture or $BB_TMP: read-only directory case not run"
+	fi
+	chmod 755 "$BB_TMP/ro"
+fi
 # An existing trace keeps its mode when replaced.
 chmod 0640 "$BB_TMP/keep.tr"
 "$B" -q -r "$fx" -w "$BB_TMP/keep.tr" || fail=1
