@@ -77,6 +77,7 @@ struct call {
 	unsigned open : 1, linked : 1, path_borrowed : 1;
 	unsigned ambiguous : 1;   /* pass 1, --reassign: a candidate of a child with others */
 	unsigned cexact : 1;      /* its parent was found by ctx= (nest_content.c) */
+	uint32_t req;             /* its req= label in reqs, or BB_NONE */
 	unsigned pamb : 1;        /* pass 2: its parent was ambiguous (NEST_AMB_SHARE) */
 	unsigned palt : 1;        /* pass 2: a likely other parent of an ambiguous child */
 	unsigned attr_owned : 1, parent_ambiguous : 1; /* instances (nest_inst.c) */
@@ -187,6 +188,8 @@ struct pattern {
 	uint64_t count;
 	uint64_t ambiguous;  /* instances with a call whose parent was ambiguous */
 	uint64_t exact;      /* instances whose every parent was found by ctx= */
+	uint32_t req;        /* its root call's req= label in reqs, or BB_NONE */
+	int req_mixed;       /* its instances' root calls had different labels */
 	double root_lat_sum; /* sum of root latencies, ns */
 	uint32_t key;        /* index in the pattern-key table */
 	struct anode root;
@@ -271,7 +274,8 @@ struct bb_nest {
 	struct mrec *rec;
 	size_t nrec, caprec;
 	uint32_t *rpath;          /* oracle, --bound: per record, path= value in paths, or BB_NONE */
-	uint32_t *rreq;           /* --bound: per record, req= value in reqs, or BB_NONE */
+	uint32_t *rreq;           /* per CALL record, its req= label (up to a '?') in reqs,
+	                             or BB_NONE; reqs lives as long as the run */
 	struct bb_intern *reqs;
 	struct nest_bound *bnd;   /* --bound: what the truth taught (nest_bound.c) */
 	int64_t *rret;            /* --return-score: per CALL record, its return time */

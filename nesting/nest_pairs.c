@@ -134,6 +134,7 @@ static struct call *call_new(struct bb_nest *n)
 	c->cnext = c->rnext = c->parent = c->child = c->sibling = NULL;
 	c->open = c->linked = c->path_borrowed = c->ambiguous = 0;
 	c->cexact = c->pamb = c->palt = 0;
+	c->req = BB_NONE;
 	c->attr = NULL;
 	c->attr_owned = c->parent_ambiguous = 0;
 	n->live++;
@@ -300,8 +301,7 @@ static inline uint32_t rec_push(struct bb_nest *n, int64_t ts, uint32_t op, uint
 			for (size_t i = n->caprec; i < cap; i++)
 				n->rtok[i] = BB_NONE;
 		}
-		if (n->mode == BB_NEST_INFER && n->p.bound)
-			n->rreq = bb_xrealloc(n->rreq, cap * sizeof(*n->rreq));
+		n->rreq = bb_xrealloc(n->rreq, cap * sizeof(*n->rreq));
 		n->caprec = cap;
 	}
 	struct mrec *m = &n->rec[n->nrec];
@@ -389,6 +389,23 @@ static inline void advance(struct bb_nest *n)
 		advance_slow(n);
 }
 
+/* The request label of a call: its req= up to a '?' (the query of a URL
+ * names one request, not a kind of them: GET /item?id=17 is GET /item),
+ * interned for the run; BB_NONE without one. */
+static uint32_t req_label(struct bb_nest *n, const struct bb_rec *rec)
+{
+	size_t len;
+	const char *req = bb_rec_attr(rec, "req", &len);
+	if (!req)
+		return BB_NONE;
+	const char *q = memchr(req, '?', len);
+	if (q)
+		len = (size_t)(q - req);
+	if (!n->reqs)
+		n->reqs = bb_intern_new();
+	return bb_intern_add(n->reqs, req, len);
+}
+
 static void on_call(struct bb_nest *n, const struct bb_reader *r, const struct bb_rec *rec)
 {
 	if (n->pass == 2 && skip_has(n, rec->line))
@@ -411,13 +428,10 @@ static void on_call(struct bb_nest *n, const struct bb_reader *r, const struct b
 		}
 		if (n->mode == BB_NEST_INFER)
 			nest_content_record(n, rec, c->ridx);
-		const char *req;
-		if (n->rreq && c->ridx != BB_NONE && (req = bb_rec_attr(rec, "req", &len))) {
-			if (!n->reqs)
-				n->reqs = bb_intern_new();
-			n->rreq[c->ridx] = bb_intern_add(n->reqs, req, len);
-		}
 	}
+	c->req = req_label(n, rec);
+	if (n->pass == 1 && n->rreq && c->ridx != BB_NONE)
+		n->rreq[c->ridx] = c->req;
 	if (n->inst)
 		nest_inst_on_call(n, c, rec);
 	/* ids are compared as the C strings they were stored as (an id with a
@@ -836,6 +850,7 @@ void nest_replay(struct bb_nest *n)
 			c->from = m->op_from & REC_NODE_MAX;
 			c->to = m->arg;
 			c->ridx = (uint32_t)i;
+			c->req = n->rreq ? n->rreq[i] : BB_NONE;
 			if (n->inst)
 				nest_inst_on_replay(n, c);
 			if (n->rret)

@@ -115,11 +115,14 @@ void nest_add_instance(struct bb_nest *n, struct call *root)
 		p->root.nchildren = 1;
 		p->root.children = bb_xcalloc(1, sizeof(*p->root.children));
 		shape_of(&p->root.children[0], root);
+		p->req = root->req;
 		n->st.patterns = n->npat;
 	}
 	struct pattern *p = &n->pat[k];
 	int64_t lat = nest_sub(root->ret_ts, root->call_ts);
 	p->count++;
+	if (root->req != p->req)
+		p->req_mixed = 1;
 	int exact = root->child != NULL;
 	if (tree_flags(root, &exact)) {
 		p->ambiguous++;
@@ -338,6 +341,10 @@ void nest_export(struct bb_nest *n)
 		v->count_lo = p->count - p->ambiguous;
 		v->count_hi = p->count + other[n->order[i]];
 		v->exact = p->exact;
+		/* the root call's label: "(mixed)" when its instances differ */
+		v->root.req = p->req_mixed          ? "(mixed)"
+		              : p->req != BB_NONE ? bb_intern_str(n->reqs, p->req)
+		                                  : NULL;
 		v->total_latency_ns = llround(p->root_lat_sum);
 		export_node(n, &v->root, &p->root);
 	}

@@ -468,9 +468,7 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 	nest_content_free(n);
 	nest_seq_free(n);
 	bb_intern_free(n->paths);
-	bb_intern_free(n->reqs);
-	n->rreq = NULL;
-	n->reqs = NULL;
+	n->rreq = NULL; /* reqs stays: the patterns' labels */
 	n->gpar = NULL;
 	n->rec = NULL;
 	n->rpath = NULL;
