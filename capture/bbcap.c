@@ -523,7 +523,6 @@ int main(int argc, char **argv)
 	    access(out, R_OK | W_OK) == 0)
 		regular = 1;
 	bb_writer_meta(w, src, NULL);
-	bb_writer_meta(w, tokline, NULL);
 	if (regular) {
 		/* Rewritten in place at the end with the final counts. */
 		int k = snprintf(capline, sizeof capline, "capture pending");
@@ -531,6 +530,7 @@ int main(int argc, char **argv)
 		capline[CAPTURE_LINE_WIDTH - 1] = '\0';
 		bb_writer_meta(w, capline, NULL);
 	}
+	bb_writer_meta(w, tokline, NULL);
 	bb_writer_flush(w, NULL);
 
 	g_cap = c;

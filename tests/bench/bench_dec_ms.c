@@ -217,7 +217,7 @@ static void run(const char *name, void (*build)(struct sbuf *, struct sbuf *, ui
 	struct bb_dec_stats st;
 	memset(&st, 0, sizeof st);
 	struct bb_dec_ctx ctx = {1, "10.0.0.1:40000", "10.0.0.2:1", BB_TR_TCP, &st, t_at, count,
-	                         NULL};
+	                         NULL, NULL};
 	void *state = calloc(1, dec->state_size);
 	size_t done[2] = {0, 0}, upto[2] = {0, 0};
 	/* 4 KB steps on the longer direction, the other in proportion: both

@@ -301,7 +301,7 @@ static void t_http(void)
 	feed(f, BB_DIR_C2S, req, strlen(req));
 	feed(f, BB_DIR_S2C, resp, strlen(resp));
 	CHECK_INT(f->n, 2);
-	static const char *const want[] = {"42", "acme7", "profile", NULL};
+	static const char *const want[] = {"acme7", "42", "profile", NULL}; /* header fields, then the target */
 	CHECK_STR(f->r[0].tok, list(want));
 	CHECK_STR(f->r[0].ctx, h("abc-123"));
 	CHECK_STR(f->r[1].tok, "");
