@@ -143,6 +143,11 @@ struct head_info {
 	int chunked;
 	int has_len;
 	uint64_t clen;
+	/* Set by the caller (kept by scan_head), tokens on: the header fields'
+	 * content tokens and context go to toks. */
+	struct bb_dec_toks *toks;
+	const struct bb_dec_ctx *ctx;
+	int dir;
 };
 
 /* 1 when byte k of the n bytes at p is c. */
@@ -194,6 +199,25 @@ static void field(const uint8_t *lp, size_t ll, struct head_info *hi)
 	}
 }
 
+/* The content tokens and context of one header field (a line without its
+ * line end, ll > 0): a request's non-standard fields and context headers, a
+ * response's context headers (t, x, b, u: traceparent, X-..., b3,
+ * uber-trace-id). */
+static void field_tokens(const uint8_t *lp, size_t ll, struct head_info *hi)
+{
+	uint8_t c0 = lower(*lp);
+	if (hi->dir == BB_DIR_S2C && c0 != 't' && c0 != 'x' && c0 != 'b' && c0 != 'u')
+		return;
+	struct bb_rd lr = bb_rd_make(lp, ll);
+	long colon = bb_rd_findc(&lr, ':');
+	if (colon <= 0)
+		return;
+	const uint8_t *name = bb_rd_bytes(&lr, (size_t)colon);
+	bb_rd_skip(&lr, 1);
+	dec_tok_header(hi->toks, hi->ctx, name, (size_t)colon, lr.p, bb_rd_left(&lr),
+	               hi->dir == BB_DIR_C2S);
+}
+
 /* One pass over a head: returns its length (up to and including the empty
  * line that ends it), or 0 if it is not complete in the n bytes; fills hi
  * from its header fields (the lines after the first, up to the first line
@@ -202,7 +226,15 @@ static size_t scan_head(const uint8_t *p, size_t n, struct head_info *hi)
 {
 	struct bb_rd r = bb_rd_make(p, n);
 	int fields = 1;
+	struct bb_dec_toks *toks = hi->toks;
+	const struct bb_dec_ctx *tctx = hi->ctx;
+	int dir = hi->dir;
 	memset(hi, 0, sizeof *hi);
+	hi->toks = toks;
+	hi->ctx = tctx;
+	hi->dir = dir;
+	if (toks)
+		dec_tok_reset(toks);
 	long nl = bb_rd_findc(&r, '\n');
 	if (nl < 0)
 		return 0;
@@ -224,6 +256,8 @@ static size_t scan_head(const uint8_t *p, size_t n, struct head_info *hi)
 			continue;
 		}
 		field(lp, ll, hi);
+		if (hi->toks)
+			field_tokens(lp, ll, hi);
 		if (hi->bad)
 			fields = 0;
 	}
@@ -312,40 +346,20 @@ static int request_head(struct http_state *s, const struct bb_dec_ctx *ctx, stru
 	return 0;
 }
 
-/* Content tokens and context of the head at p (hl bytes, first line
- * line1): a request's target and non-standard header values, and the
- * context headers of both requests and responses. */
-static void head_tokens(struct http_dir *d, const struct bb_dec_ctx *ctx, int dir,
-                        const uint8_t *p, size_t hl, size_t line1)
+/* Content tokens of a request's target (first line at p, line1 bytes), after
+ * those of its header fields (scan_head). */
+static void target_tokens(struct http_dir *d, const struct bb_dec_ctx *ctx, const uint8_t *p,
+                          size_t line1)
 {
-	dec_tok_reset(&d->toks);
 	if (!dec_tok_on(ctx))
 		return;
-	struct bb_rd r = bb_rd_make(p, hl);
-	if (dir == BB_DIR_C2S) {
-		/* METHOD SP target SP version */
-		struct bb_rd line = bb_rd_sub(&r, line1);
-		long sp1 = bb_rd_findc(&line, ' ');
-		bb_rd_skip(&line, sp1 < 0 ? bb_rd_left(&line) : (size_t)sp1 + 1);
-		long sp2 = bb_rd_findc(&line, ' ');
-		if (sp2 > 0)
-			dec_tok_target(&d->toks, ctx, line.p, (size_t)sp2);
-	} else {
-		bb_rd_skip(&r, line1);
-	}
-	for (;;) {
-		long nl = bb_rd_findc(&r, '\n');
-		if (nl <= 1)
-			return;
-		struct bb_rd lr = bb_rd_sub(&r, (size_t)nl + 1);
-		long colon = bb_rd_findc(&lr, ':');
-		if (colon <= 0)
-			continue;
-		const uint8_t *name = bb_rd_bytes(&lr, (size_t)colon);
-		bb_rd_skip(&lr, 1);
-		size_t vl = trim(lr.p, bb_rd_left(&lr), 0);
-		dec_tok_header(&d->toks, ctx, name, (size_t)colon, lr.p, vl, dir == BB_DIR_C2S);
-	}
+	/* METHOD SP target SP version */
+	struct bb_rd line = bb_rd_make(p, line1);
+	long sp1 = bb_rd_findc(&line, ' ');
+	bb_rd_skip(&line, sp1 < 0 ? bb_rd_left(&line) : (size_t)sp1 + 1);
+	long sp2 = bb_rd_findc(&line, ' ');
+	if (sp2 > 0)
+		dec_tok_target(&d->toks, ctx, line.p, (size_t)sp2);
 }
 
 /* Parses a response head at p, scanned into hi. Returns 1 when the message
@@ -457,6 +471,9 @@ static size_t http_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint6
 		switch (d->phase) {
 		case PH_HEAD: {
 			struct head_info hi;
+			hi.toks = dec_tok_on(ctx) ? &d->toks : NULL;
+			hi.ctx = ctx;
+			hi.dir = dir;
 			size_t hl = scan_head(r.p, left, &hi);
 			if (hl == 0) {
 				if (left > HTTP_MAX_HEAD) {
@@ -478,7 +495,8 @@ static size_t http_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint6
 				bb_rd_skip(&r, 1);
 				continue;
 			}
-			head_tokens(d, ctx, dir, r.p, hl, hi.line1);
+			if (dir == BB_DIR_C2S)
+				target_tokens(d, ctx, r.p, hi.line1);
 			bb_rd_skip(&r, hl);
 			d->t0 = t0;
 			d->t1 = dec_time(ctx, dir, pos + off + hl - 1);

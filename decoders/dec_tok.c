@@ -348,8 +348,8 @@ void dec_tok_field(struct bb_dec_toks *t, const struct bb_dec_ctx *ctx, const ui
 void dec_tok_target(struct bb_dec_toks *t, const struct bb_dec_ctx *ctx, const uint8_t *p,
                     size_t n)
 {
-	if (!dec_tok_on(ctx) || full(t))
-		return;
+	if (!dec_tok_on(ctx) || full(t) || n < 3)
+		return; /* "/", "*", "/a": nothing long enough */
 	struct bb_rd r = bb_rd_make(p, n);
 	/* Absolute form (to a proxy): the scheme and the authority are not tokens. */
 	long sch = bb_rd_find(&r, "://", 3);
@@ -410,32 +410,119 @@ void dec_tok_merge(struct bb_dec_toks *t, const struct bb_dec_toks *s)
 
 enum { CTX_TRACEPARENT = 1, CTX_B3, CTX_UBER, CTX_REQUEST_ID, CTX_CORRELATION_ID };
 
-/* Standard request headers (and HTTP/2 pseudo-headers other than :path)
- * whose values are about the client, the connection or the cache, not the
- * request's subject: no tokens. */
-static const char *const skip_names[] = {
-	"host", "user-agent", "connection", "keep-alive", "cookie", "authorization", "referer",
-	"origin", "date", "expires", "cache-control", "pragma", "te", "trailer", "transfer-encoding",
-	"upgrade", "via", "expect", "range", "forwarded", "dnt", "priority", "tracestate", "baggage",
-	"upgrade-insecure-requests", "x-real-ip", "max-forwards", "purpose", "save-data",
-	"x-requested-with", "tk", ":method", ":scheme", ":authority", ":protocol", ":status",
-	"server", "vary", "age", "etag", "last-modified", "set-cookie", "location", NULL};
-static const char *const skip_prefixes[] = {"accept", "content-", "if-", "sec-", "x-forwarded-",
-                                            "proxy-", "grpc-", "access-control-", "x-b3-",
-                                            "uberctx-", "ot-", NULL};
+/* Header names by first letter (lower case; a trailing '*' makes a prefix):
+ * the context headers with their priority, and the standard request headers
+ * (and HTTP/2 pseudo-headers other than :path) whose values are about the
+ * client, the connection or the cache, not the request's subject (0: no
+ * tokens). */
+struct hname {
+	const char *s;
+	size_t len;             /* of s, its '*' included */
+	int ctx;
+};
+#define H(s, ctx) {s, sizeof s - 1, ctx}
 
-/* Is the lower-cased name nm one the lists skip? */
-static int standard_header(const char *nm, size_t n)
+static const struct hname *header_names(int c0)
 {
-	for (const char *const *l = skip_names; *l; l++)
-		if (strlen(*l) == n && memcmp(*l, nm, n) == 0)
-			return 1;
-	for (const char *const *l = skip_prefixes; *l; l++) {
-		size_t pl = strlen(*l);
-		if (pl <= n && memcmp(*l, nm, pl) == 0)
-			return 1;
+	static const struct hname a[] = {H("accept*", 0), H("access-control-*", 0), H("age", 0),
+		H("authorization", 0), {NULL, 0, 0}};
+	static const struct hname b[] = {H("b3", CTX_B3), H("baggage", 0), {NULL, 0, 0}};
+	static const struct hname c[] = {H("connection", 0), H("cookie", 0), H("cache-control", 0),
+		H("content-*", 0), {NULL, 0, 0}};
+	static const struct hname d[] = {H("date", 0), H("dnt", 0), {NULL, 0, 0}};
+	static const struct hname e[] = {H("expires", 0), H("expect", 0), H("etag", 0), {NULL, 0, 0}};
+	static const struct hname f[] = {H("forwarded", 0), {NULL, 0, 0}};
+	static const struct hname g[] = {H("grpc-*", 0), {NULL, 0, 0}};
+	static const struct hname h[] = {H("host", 0), {NULL, 0, 0}};
+	static const struct hname i[] = {H("if-*", 0), {NULL, 0, 0}};
+	static const struct hname k[] = {H("keep-alive", 0), {NULL, 0, 0}};
+	static const struct hname l[] = {H("last-modified", 0), H("location", 0), {NULL, 0, 0}};
+	static const struct hname m[] = {H("max-forwards", 0), {NULL, 0, 0}};
+	static const struct hname o[] = {H("origin", 0), H("ot-*", 0), {NULL, 0, 0}};
+	static const struct hname p[] = {H("pragma", 0), H("priority", 0), H("purpose", 0),
+		H("proxy-*", 0), {NULL, 0, 0}};
+	static const struct hname r[] = {H("referer", 0), H("range", 0), {NULL, 0, 0}};
+	static const struct hname s[] = {H("server", 0), H("save-data", 0), H("set-cookie", 0),
+		H("sec-*", 0), {NULL, 0, 0}};
+	static const struct hname t[] = {H("traceparent", CTX_TRACEPARENT), H("te", 0), H("trailer", 0),
+		H("transfer-encoding", 0), H("tracestate", 0), H("tk", 0), {NULL, 0, 0}};
+	static const struct hname u[] = {H("user-agent", 0), H("uber-trace-id", CTX_UBER),
+		H("upgrade", 0), H("upgrade-insecure-requests", 0), H("uberctx-*", 0), {NULL, 0, 0}};
+	static const struct hname v[] = {H("via", 0), H("vary", 0), {NULL, 0, 0}};
+	static const struct hname x[] = {H("x-request-id", CTX_REQUEST_ID),
+		H("x-correlation-id", CTX_CORRELATION_ID), H("x-b3-traceid", CTX_B3),
+		H("x-real-ip", 0), H("x-requested-with", 0), H("x-forwarded-*", 0), H("x-b3-*", 0),
+		{NULL, 0, 0}};
+	static const struct hname colon[] = {H(":method", 0), H(":scheme", 0), H(":authority", 0),
+		H(":protocol", 0), H(":status", 0), {NULL, 0, 0}};
+	switch (c0) {
+	case 'a': return a;
+	case 'b': return b;
+	case 'c': return c;
+	case 'd': return d;
+	case 'e': return e;
+	case 'f': return f;
+	case 'g': return g;
+	case 'h': return h;
+	case 'i': return i;
+	case 'k': return k;
+	case 'l': return l;
+	case 'm': return m;
+	case 'o': return o;
+	case 'p': return p;
+	case 'r': return r;
+	case 's': return s;
+	case 't': return t;
+	case 'u': return u;
+	case 'v': return v;
+	case 'x': return x;
+	case ':': return colon;
+	default: return NULL;
 	}
-	return 0;
+}
+
+/* 1 when the len bytes at q equal the lower-case pattern pat ignoring case.
+ * Bytes are compared with bit 5 set, 8 at a time: letters fold, and the other
+ * characters of header names ('-', ':', digits) already have it; a byte
+ * that only matches through the fold (a control byte) is no valid name. */
+static int ieq(const uint8_t *q, const char *pat, size_t len)
+{
+	while (len >= 8) {
+		uint64_t a, b;
+		memcpy(&a, q, 8);
+		memcpy(&b, pat, 8);
+		if ((a | UINT64_C(0x2020202020202020)) != b)
+			return 0;
+		q += 8;
+		pat += 8;
+		len -= 8;
+	}
+	while (len) {
+		if ((uint8_t)(*q | 0x20) != (uint8_t)*pat)
+			return 0;
+		q++;
+		pat++;
+		len--;
+	}
+	return 1;
+}
+
+#undef H
+
+/* What the header name at r (any case) is: a context header (its CTX_*
+ * priority), a standard one (0) or another (-1: its value has tokens). */
+static int header_kind(struct bb_rd r)
+{
+	size_t n = bb_rd_left(&r);
+	const struct hname *l = n ? header_names(lower(peek(&r, 0))) : NULL;
+	const uint8_t *q = bb_rd_bytes(&r, n); /* all n bytes: ieq reads at most n */
+	for (; l && l->s; l++) {
+		size_t pl = l->len;
+		int prefix = l->s[pl - 1] == '*';
+		if (prefix ? n >= pl - 1 && ieq(q, l->s, pl - 1) : n == pl && ieq(q, l->s, pl))
+			return l->ctx;
+	}
+	return -1;
 }
 
 /* A hex trace id (1 to 32 hex digits) in r: lower-cased without leading
@@ -477,62 +564,57 @@ static struct bb_rd upto(struct bb_rd r, uint8_t c)
 int dec_tok_header(struct bb_dec_toks *t, const struct bb_dec_ctx *ctx, const uint8_t *name,
                    size_t nlen, const uint8_t *val, size_t vlen, int want_tokens)
 {
-	if (!dec_tok_on(ctx) || nlen == 0 || nlen > 40)
+	if (!dec_tok_on(ctx))
 		return 0;
-	char nm[40];
-	struct bb_rd nr = bb_rd_make(name, nlen);
-	for (size_t i = 0; i < nlen; i++)
-		nm[i] = lower(bb_rd_u8(&nr));
-	struct bb_rd v = bb_rd_make(val, vlen);
-	while (bb_rd_left(&v) && (peek(&v, 0) == ' ' || peek(&v, 0) == '\t'))
-		bb_rd_skip(&v, 1);
-	while (bb_rd_left(&v) && (v.end[-1] == ' ' || v.end[-1] == '\t' || v.end[-1] == '\r'))
-		v.end--;
+	int prio = header_kind(bb_rd_make(name, nlen));
+	if (prio == 0 || (prio < 0 && !want_tokens))
+		return 0;
+	if (prio < 0)
+		prio = 0;
 	char id[DEC_TOK_FIELD_MAX];
-	int prio = 0;
 	size_t il = 0;
-#define NAME_IS(s) (nlen == sizeof s - 1 && memcmp(nm, s, sizeof s - 1) == 0)
-	if (NAME_IS("traceparent")) {
+	struct bb_rd v = bb_rd_make(val, vlen);
+	/* Context and token values go without their surrounding blanks. */
+	while (bb_rd_left(&v) && blank(peek(&v, 0)))
+		bb_rd_skip(&v, 1);
+	while (bb_rd_left(&v) && blank(v.end[-1]))
+		v.end--;
+	if (prio == CTX_TRACEPARENT) {
 		/* version "-" trace-id "-" parent-id "-" flags (W3C Trace Context 3.2) */
-		prio = CTX_TRACEPARENT;
-		long d1 = bb_rd_findc(&v, '-');
-		if (d1 == 2) {
+		if (bb_rd_findc(&v, '-') == 2) {
 			bb_rd_skip(&v, 3);
 			il = hex_id(upto(v, '-'), id);
 		}
-	} else if (NAME_IS("x-b3-traceid")) {
-		prio = CTX_B3;
-		il = hex_id(v, id);
-	} else if (NAME_IS("b3")) {
+	} else if (prio == CTX_B3 && nlen > 2) {
+		il = hex_id(v, id); /* X-B3-TraceId */
+	} else if (prio == CTX_B3) {
 		/* trace-id "-" span-id ["-" sampled ["-" parent]], or a sampling
 		 * state alone ("0", "1", "d"), which names no trace. */
-		prio = CTX_B3;
 		struct bb_rd tid = upto(v, '-');
 		if (bb_rd_left(&tid) == 16 || bb_rd_left(&tid) == 32)
 			il = hex_id(tid, id);
-	} else if (NAME_IS("uber-trace-id")) {
+	} else if (prio == CTX_UBER) {
 		/* trace-id ":" span-id ":" parent ":" flags, ':' maybe as %3A */
-		prio = CTX_UBER;
 		struct bb_rd tid = upto(v, ':');
 		long pct = bb_rd_findc(&tid, '%');
 		if (pct >= 0)
 			tid.end = tid.p + pct;
 		il = hex_id(tid, id);
-	} else if (NAME_IS("x-request-id") || NAME_IS("x-correlation-id")) {
-		prio = nm[2] == 'r' ? CTX_REQUEST_ID : CTX_CORRELATION_ID;
+	} else if (prio) {
+		/* X-Request-ID, X-Correlation-ID: the value itself */
 		size_t n = bb_rd_left(&v);
 		if (n <= sizeof id) {
+			memcpy(id, bb_rd_bytes(&v, n), n);
 			for (size_t i = 0; i < n; i++)
-				id[i] = lower(bb_rd_u8(&v));
+				id[i] = lower(id[i]);
 			il = n;
 		}
 	}
-#undef NAME_IS
 	if (prio) {
 		set_ctx(t, ctx, prio, id, il);
 		return 1;
 	}
-	if (want_tokens && !standard_header(nm, nlen) && bb_rd_left(&v))
+	if (bb_rd_left(&v))
 		dec_tok_field(t, ctx, v.p, bb_rd_left(&v), DEC_TOK_WHOLE);
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "decoders/decoders.h"
+#include "tests/bench/bench_tok.h"
 
 #define SEG 1448
 #define INFLIGHT 10
@@ -147,7 +148,8 @@ int main(int argc, char **argv)
 	const struct bb_decoder *dec = &bb_dec_http2;
 	struct bb_dec_stats st;
 	memset(&st, 0, sizeof st);
-	struct bb_dec_ctx ctx = {1, "10.0.0.1:40000", "10.0.0.2:50051", BB_TR_TCP, &st, t_at, sink, NULL, NULL};
+	struct bb_dec_ctx ctx = {1, "10.0.0.1:40000", "10.0.0.2:50051", BB_TR_TCP, &st, t_at, sink, NULL,
+	                         bench_tok_key()};
 	double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	for (int round = 0; round < ROUNDS; round++) {
 		void *state = calloc(1, dec->state_size);

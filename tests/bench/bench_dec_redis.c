@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "decoders/decoders.h"
+#include "tests/bench/bench_tok.h"
 
 struct buf {
 	uint8_t *p;
@@ -231,7 +232,7 @@ static void bench(const char *label, const char *name,
 	struct bb_dec_stats stats;
 	memset(&stats, 0, sizeof stats);
 	struct bb_dec_ctx ctx = {1, "10.0.0.1:40000", "10.0.0.2:6379", BB_TR_TCP, &stats, t_at,
-	                         count, NULL, NULL};
+	                         count, NULL, bench_tok_key()};
 	void *st = calloc(1, dec->state_size);
 	nmsg = 0;
 	const size_t seg = 1448;

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "decoders/decoders.h"
+#include "tests/bench/bench_tok.h"
 
 struct buf {
 	uint8_t *p;
@@ -251,7 +252,7 @@ static void run(const char *name, const char *as, const struct conv *c, long nx)
 	struct bb_dec_stats st;
 	memset(&st, 0, sizeof st);
 	struct bb_dec_ctx ctx = {1, "10.0.0.1:40000", "10.0.0.2:5432", BB_TR_TCP, &st, at, count,
-	                         NULL, NULL};
+	                         NULL, bench_tok_key()};
 	void *s = calloc(1, dec->state_size);
 	uint64_t pos[2] = {0, 0}, bytes = 0;
 	/* what a decoder leaves unconsumed comes back with the next bytes */

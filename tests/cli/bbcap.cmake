@@ -40,3 +40,10 @@ set_tests_properties(cli_bbcap_quiet PROPERTIES TIMEOUT 90)
 # capture; a fresh one when root and nginx, redis, PostgreSQL are there).
 bb_cli_test(bbcap_onehost bbcap_onehost.sh)
 set_tests_properties(cli_bbcap_onehost PROPERTIES TIMEOUT 180)
+# tok= and ctx= on a committed capture of real servers (make_tokens.sh): the
+# right records share tokens and contexts; salts, --no-tokens.
+bb_cli_test(bbcap_tokens bbcap_tokens.sh)
+# The same, the capture made now by nginx, redis, memcached, PostgreSQL,
+# MariaDB and dnsmasq on a namespace bridge, with bbcap live (root; skips 77).
+bb_cli_test(bbcap_tokens_live bbcap_tokens_live.sh)
+set_tests_properties(cli_bbcap_tokens_live PROPERTIES TIMEOUT 300 RUN_SERIAL ON)

@@ -50,7 +50,7 @@ records() { grep -vc '^#' "$1"; }
 want() { # want WHAT EXPECTED GOT
 	[ "$2" = "$3" ] || { echo "FAIL $1: want $2, got $3"; fail=1; }
 }
-"$B" -q -r "$fx" -w "$BB_TMP/all.tr" || fail=1
+"$B" -q --token-salt usage -r "$fx" -w "$BB_TMP/all.tr" || fail=1
 want "all records" 10 "$(records "$BB_TMP/all.tr")"
 want "#capture last" "#capture packets=13" "$(tail -1 "$BB_TMP/all.tr" | cut -d' ' -f1-2)"
 want "one #capture line" 1 "$(grep -c '^#capture' "$BB_TMP/all.tr")"
@@ -86,14 +86,14 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v su >/dev/null 2
 fi
 # An existing trace keeps its mode when replaced.
 chmod 0640 "$BB_TMP/keep.tr"
-"$B" -q -r "$fx" -w "$BB_TMP/keep.tr" || fail=1
+"$B" -q --token-salt usage -r "$fx" -w "$BB_TMP/keep.tr" || fail=1
 want "mode kept" 640 "$(stat -c %a "$BB_TMP/keep.tr")"
 cmp -s "$BB_TMP/all.tr" "$BB_TMP/keep.tr" || { echo "FAIL: the same run gave another trace"; fail=1; }
 grep -q "	RET	10.1.0.2	10.1.0.1	c[0-9]*.1	proto=http	req=GET%20/x	end=1700000001.502000000	len=40$" "$BB_TMP/all.tr" ||
 	{ echo "FAIL http record"; grep http "$BB_TMP/all.tr"; fail=1; }
 "$B" -q -c 2 -r "$fx" -w "$BB_TMP/c.tr" || fail=1
 want "-c 2" 2 "$(records "$BB_TMP/c.tr")"
-"$B" -q --reassembly=libnids -r "$fx" -w "$BB_TMP/n.tr" || fail=1
+"$B" -q --token-salt usage --reassembly=libnids -r "$fx" -w "$BB_TMP/n.tr" || fail=1
 want "--reassembly=libnids: the same records" "$(grep -v '^#' "$BB_TMP/all.tr")" "$(grep -v '^#' "$BB_TMP/n.tr")"
 "$B" -q --duration 1.2s -r "$fx" -w "$BB_TMP/d.tr" || fail=1
 want "--duration 1.2s" 4 "$(records "$BB_TMP/d.tr")"

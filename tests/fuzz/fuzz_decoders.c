@@ -30,6 +30,13 @@ static void sink(void *arg, const struct bb_dec_msg *m)
 		*sum += (unsigned char)m->id[i];
 	for (size_t i = 0; m->req && i < m->req_len; i++)
 		*sum += (unsigned char)m->req[i];
+	if (m->toks) {
+		char t[BB_TOK_MAX * 17], c[17];
+		size_t tl = bb_tok_format(m->toks, t, sizeof t);
+		if (tl && t[tl - 1] == ',')
+			abort(); /* tok= is "h1,h2,..." */
+		*sum += tl + bb_tok_format_ctx(m->toks, c, sizeof c);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -59,6 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t sum = 0;
 	memset(&st, 0, sizeof st);
 	struct bb_dec_ctx ctx = {1, "10.0.0.1:1000", "10.0.0.2:53", tr, &st, t_at, sink, &sum, NULL};
+	/* Content tokens (tok=, ctx=) on unless the split byte's top bit is set. */
+	static const struct bb_tok_key key = {UINT64_C(0x0706050403020100), UINT64_C(0x0f0e0d0c0b0a0908)};
+	ctx.tok_key = split & 0x80 ? NULL : &key;
 	void *state = calloc(1, dec->state_size);
 	if (tr == BB_TR_UDP) {
 		size_t off = 0;

@@ -53,6 +53,16 @@ static const char *fmt(const struct bb_dec_toks *t)
 	return buf;
 }
 
+/* The tokens of the field s, formatted. */
+static const char *field(const char *s, unsigned flags)
+{
+	struct bb_dec_ctx c = tok_ctx();
+	struct bb_dec_toks t;
+	dec_tok_reset(&t);
+	dec_tok_field(&t, &c, (const uint8_t *)s, strlen(s), flags);
+	return fmt(&t);
+}
+
 static int has(const char *toklist, const char *tok)
 {
 	return strstr(toklist, h(tok)) != NULL;
@@ -104,35 +114,21 @@ static void t_key_derive(void)
 /* A key gives itself and its parts; digits come first; case is folded. */
 static void t_field_parts(void)
 {
-	struct bb_dec_ctx c = tok_ctx();
-	struct bb_dec_toks t;
-	dec_tok_reset(&t);
-	dec_tok_field(&t, &c, (const uint8_t *)" Session:42\r\n", 13, DEC_TOK_WHOLE);
 	static const char *const want[] = {"42", "session:42", "session", NULL};
-	CHECK_STR(fmt(&t), list(want));
-	CHECK_INT(t.nspec, 2);
+	CHECK_STR(field(" Session:42\r\n", DEC_TOK_WHOLE), list(want));
 	/* one run: no separate whole token */
-	dec_tok_reset(&t);
-	dec_tok_field(&t, &c, (const uint8_t *)"db-7.Example.COM", 16, DEC_TOK_WHOLE);
 	static const char *const one[] = {"db-7.example.com", NULL};
-	CHECK_STR(fmt(&t), list(one));
+	CHECK_STR(field("db-7.Example.COM", DEC_TOK_WHOLE), list(one));
 	/* without WHOLE only the runs */
-	dec_tok_reset(&t);
-	dec_tok_field(&t, &c, (const uint8_t *)"user:1234", 9, 0);
 	static const char *const runs[] = {"1234", "user", NULL};
-	CHECK_STR(fmt(&t), list(runs));
+	CHECK_STR(field("user:1234", 0), list(runs));
 }
 
 /* Short runs and keywords are not tokens. */
 static void t_filters(void)
 {
-	struct bb_dec_ctx c = tok_ctx();
-	struct bb_dec_toks t;
-	dec_tok_reset(&t);
-	const char *s = "a 7 ab x1 SELECT from Where null the -5 .x. __ 3.";
-	dec_tok_field(&t, &c, (const uint8_t *)s, strlen(s), 0);
 	static const char *const want[] = {"the", NULL};
-	CHECK_STR(fmt(&t), list(want));
+	CHECK_STR(field("a 7 ab x1 SELECT from Where null the -5 .x. __ 3.", 0), list(want));
 }
 
 /* At most BB_TOK_MAX distinct tokens; those with digits push words out. */
@@ -140,13 +136,10 @@ static void t_bound(void)
 {
 	struct bb_dec_ctx c = tok_ctx();
 	struct bb_dec_toks t;
-	dec_tok_reset(&t);
-	const char *w = "alpha beta gamma delta alpha epsilon zeta theta iota kappa 11 22 11";
-	dec_tok_field(&t, &c, (const uint8_t *)w, strlen(w), 0);
 	static const char *const want[] = {"11",    "22",      "alpha", "beta",
 	                                   "gamma", "delta",   "epsilon", "zeta", NULL};
-	CHECK_STR(fmt(&t), list(want));
-	CHECK_INT(t.n, 8);
+	CHECK_STR(field("alpha beta gamma delta alpha epsilon zeta theta iota kappa 11 22 11", 0),
+	          list(want));
 	dec_tok_reset(&t);
 	char many[400];
 	size_t o = 0;
@@ -202,6 +195,20 @@ static void t_target(void)
 	CHECK(t.h[0] == r.h[0]);
 }
 
+/* The ctx= of one header alone ("" when none). */
+static const char *ctx_of(const char *name, const char *val)
+{
+	static char got[17];
+	struct bb_dec_ctx c = tok_ctx();
+	struct bb_dec_toks t;
+	dec_tok_reset(&t);
+	dec_tok_header(&t, &c, (const uint8_t *)name, strlen(name), (const uint8_t *)val, strlen(val), 1);
+	bb_tok_format_ctx(&t, got, sizeof got);
+	if (t.n)
+		return "tokens"; /* a context header gives no tokens */
+	return got;
+}
+
 /* Context headers: which value, normalised how, which wins. */
 static void t_ctx_headers(void)
 {
@@ -211,32 +218,17 @@ static void t_ctx_headers(void)
 	char got[17];
 	dec_tok_reset(&t);
 	CHECK_INT(HDR("Traceparent", " 00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01"), 1);
-	bb_tok_format_ctx(&t, got, sizeof got);
-	CHECK_STR(got, h("af7651916cd43dd8448eb211c80319c"));
-	CHECK_INT(t.n, 0); /* a context header gives no tokens */
+	CHECK_STR(ctx_of("Traceparent", " 00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01"),
+	          h("af7651916cd43dd8448eb211c80319c"));
 	/* the 64-bit form of the same id in B3 hashes alike */
-	dec_tok_reset(&t);
-	HDR("X-B3-TraceId", "00000000000000008448eb211c80319c");
-	bb_tok_format_ctx(&t, got, sizeof got);
-	CHECK_STR(got, h("8448eb211c80319c"));
-	dec_tok_reset(&t);
-	HDR("b3", "8448eb211c80319c-e457b5a2e4d86bd1-1");
-	bb_tok_format_ctx(&t, got, sizeof got);
-	CHECK_STR(got, h("8448eb211c80319c"));
-	dec_tok_reset(&t);
-	HDR("b3", "1"); /* sampling state alone */
-	CHECK_INT(t.ctx_prio, 0);
-	dec_tok_reset(&t);
-	HDR("uber-trace-id", "8448eb211c80319c%3Ae457b5a2e4d86bd1%3A0%3A1");
-	bb_tok_format_ctx(&t, got, sizeof got);
-	CHECK_STR(got, h("8448eb211c80319c"));
-	dec_tok_reset(&t);
-	HDR("Uber-Trace-Id", "abc:def:0:1");
-	bb_tok_format_ctx(&t, got, sizeof got);
-	CHECK_STR(got, h("abc"));
-	dec_tok_reset(&t);
-	HDR("traceparent", "00-00000000000000000000000000000000-b7ad6b7169203331-01");
-	CHECK_INT(t.ctx_prio, 0); /* all-zero: invalid */
+	const char *id64 = h("8448eb211c80319c");
+	CHECK_STR(ctx_of("X-B3-TraceId", "00000000000000008448eb211c80319c"), id64);
+	CHECK_STR(ctx_of("b3", "8448eb211c80319c-e457b5a2e4d86bd1-1"), id64);
+	CHECK_STR(ctx_of("b3", "1"), ""); /* sampling state alone */
+	CHECK_STR(ctx_of("uber-trace-id", "8448eb211c80319c%3Ae457b5a2e4d86bd1%3A0%3A1"), id64);
+	CHECK_STR(ctx_of("Uber-Trace-Id", "abc:def:0:1"), h("abc"));
+	CHECK_STR(ctx_of("traceparent", "00-00000000000000000000000000000000-b7ad6b7169203331-01"),
+	          ""); /* all-zero: invalid */
 	/* priority: traceparent over X-Request-ID whatever the order */
 	dec_tok_reset(&t);
 	HDR("X-Request-ID", "Req-77");
@@ -301,7 +293,7 @@ static void t_http(void)
 	feed(f, BB_DIR_C2S, req, strlen(req));
 	feed(f, BB_DIR_S2C, resp, strlen(resp));
 	CHECK_INT(f->n, 2);
-	static const char *const want[] = {"42", "acme7", "profile", NULL};
+	static const char *const want[] = {"acme7", "42", "profile", NULL}; /* header fields, then the target */
 	CHECK_STR(f->r[0].tok, list(want));
 	CHECK_STR(f->r[0].ctx, h("abc-123"));
 	CHECK_STR(f->r[1].tok, "");
@@ -365,15 +357,18 @@ static void t_memcache(void)
 	fake_free(f);
 }
 
+/* v as k big-endian bytes at o. */
+static void be(uint8_t *o, uint64_t v, int k)
+{
+	for (int i = k - 1; i >= 0; i--, v >>= 8)
+		o[i] = (uint8_t)v;
+}
+
 /* PostgreSQL messages into b: type, be32 length, body. */
 static size_t pg(uint8_t *b, int type, const void *body, size_t n)
 {
 	b[0] = (uint8_t)type;
-	uint32_t l = (uint32_t)n + 4;
-	b[1] = (uint8_t)(l >> 24);
-	b[2] = (uint8_t)(l >> 16);
-	b[3] = (uint8_t)(l >> 8);
-	b[4] = (uint8_t)l;
+	be(b + 1, n + 4, 4);
 	memcpy(b + 5, body, n);
 	return n + 5;
 }
@@ -461,15 +456,10 @@ static void t_dns(void)
 /* An HTTP/2 frame into b; returns its size. */
 static size_t h2frame(uint8_t *b, int type, int flags, uint32_t sid, const void *p, size_t n)
 {
-	b[0] = (uint8_t)(n >> 16);
-	b[1] = (uint8_t)(n >> 8);
-	b[2] = (uint8_t)n;
+	be(b, n, 3);
 	b[3] = (uint8_t)type;
 	b[4] = (uint8_t)flags;
-	b[5] = (uint8_t)(sid >> 24);
-	b[6] = (uint8_t)(sid >> 16);
-	b[7] = (uint8_t)(sid >> 8);
-	b[8] = (uint8_t)sid;
+	be(b + 5, sid, 4);
 	memcpy(b + 9, p, n);
 	return n + 9;
 }
