@@ -460,17 +460,9 @@ static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv,
 	 * V by accident, a fraction p (one chance match added, so that a null
 	 * that saw none does not promise none). A delay needs a count that
 	 * Binomial(n, p) reaches with probability under alpha, the normal tail
-	 * at N deviations (the paper's threshold). Bursts make matches come in
-	 * clumps: one chance alignment of two bursts matches several messages at
-	 * once, so the count is far more variable than a binomial one. So counts
-	 * are taken in units of V's mean clump size b (a message of V within
-	 * 2 v of the previous one is in its clump): a delay needs per / b to
-	 * reach that count for Binomial(n / b, p). Without bursts b is about 1. */
+	 * at N deviations (the paper's threshold), summed exactly: the normal
+	 * approximation overstates the tail when n p is small. */
 	null_counts(c, nj, V, nv, sp, nsp, hold_hi < c->follow_hi ? hold_hi : 0, fd, nfd);
-	double clumps = 1;
-	for (size_t i = 1; i < nv; i++)
-		clumps += c->msgs[V[i]].ts_ns - c->msgs[V[i - 1]].ts_ns > 2 * tol;
-	double b = (double)nv / clumps;
 	double alpha = normal_tail(c->p.spike_n);
 	for (size_t f = 0; f < nfd; f++) {
 		/* too few messages at the null shifts (a short trace) say nothing */
@@ -480,7 +472,7 @@ static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv,
 			double p = ((double)fd[f].nnull + 1) / (n + 1);
 			if (p > 1)
 				p = 1;
-			need = b * binomial_need((double)fd[f].nin / b, p, alpha);
+			need = binomial_need((double)fd[f].nin, p, alpha);
 		}
 		/* min_count applies to the edge (all its delays together, below);
 		 * a single delay needs half of it, and at least 2 messages. */
