@@ -214,7 +214,8 @@ static void null_counts(struct bb_conv *c, const struct conv_node *nj, const uin
 		for (size_t f = 0; f < nfd; f++) {
 			size_t p = z0;
 			for (size_t vi = 0; vi < nv; vi++) {
-				int64_t lo_t = c->msgs[V[vi]].ts_ns + shift - tol, up = lo_t + 2 * tol;
+				int64_t lo_t = c->msgs[V[vi]].ts_ns + shift - tol,
+				        up = lo_t + 2 * tol;
 				while (p < z1 && (c->msgs[nj->out[p]].ts_ns < lo_t ||
 				                  c->msgs[nj->out[p]].receiver != fd[f].node)) {
 					if (c->msgs[nj->out[p]].ts_ns >= lo_t &&

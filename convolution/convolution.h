@@ -91,7 +91,7 @@ struct bb_conv_stats {
 	uint64_t derived_suppressed, cycles_suppressed, negative_suppressed, noise_suppressed;
 	uint64_t hold_suppressed; /* spikes later than the node's longest call */
 	uint64_t paired_calls;    /* CALLs answered by a RET with the same id */
-	uint64_t truncated; /* searches cut by max_depth or max_vertices */
+	uint64_t truncated;       /* searches cut by max_depth or max_vertices */
 };
 void bb_conv_get_stats(const struct bb_conv *c, struct bb_conv_stats *st);
 

@@ -398,9 +398,10 @@ static void test_free_form_chain(void)
 	for (int i = 0; i < 200; i++) {
 		t += 5 * BB_NS_PER_S + (int64_t)(rnd() % 10000) * MS;
 		bb_conv_add(c, t, BB_MSG, "X", "Y", NULL, 0, NULL, &err);
-		bb_conv_add(c, t + 2 * BB_NS_PER_S + 10 * MS, BB_MSG, "Y", "Z", NULL, 0, NULL, &err);
-		bb_conv_add(c, (int64_t)(rnd() % 2000) * BB_NS_PER_S, BB_MSG, "N1", "N2", NULL, 0, NULL,
+		bb_conv_add(c, t + 2 * BB_NS_PER_S + 10 * MS, BB_MSG, "Y", "Z", NULL, 0, NULL,
 		            &err);
+		bb_conv_add(c, (int64_t)(rnd() % 2000) * BB_NS_PER_S, BB_MSG, "N1", "N2", NULL, 0,
+		            NULL, &err);
 	}
 	CHECK_INT(bb_conv_run(c, &err), 0);
 	const struct bb_vgraph *g = bb_conv_graph(c);
