@@ -82,9 +82,9 @@ void conv_detrend(const double *c, size_t n, size_t k, double *out);
 struct conv_msg {
 	int64_t ts_ns;
 	uint32_t sender, receiver;
-	uint32_t path;   /* ground-truth path instance, BB_NONE if none */
-	uint32_t key;    /* (caller, callee, id) of a CALL or RET with an id, else BB_NONE */
-	uint8_t op;      /* enum bb_op */
+	uint32_t path; /* ground-truth path instance, BB_NONE if none */
+	uint32_t key;  /* (caller, callee, id) of a CALL or RET with an id, else BB_NONE */
+	uint8_t op;    /* enum bb_op */
 };
 
 struct conv_node {
@@ -92,10 +92,10 @@ struct conv_node {
 	size_t nout, capout;
 	struct conv_sig sig; /* all messages sent, as a signal */
 	uint64_t received;
-	uint64_t called;   /* CALL and MSG messages received */
-	uint64_t calls;    /* CALL and MSG messages sent */
-	uint64_t paired;   /* CALLs into the node answered by a RET with the same id */
-	int64_t hold_max;  /* the longest of those calls (CALL to RET), ns */
+	uint64_t called;  /* CALL and MSG messages received */
+	uint64_t calls;   /* CALL and MSG messages sent */
+	uint64_t paired;  /* CALLs into the node answered by a RET with the same id */
+	int64_t hold_max; /* the longest of those calls (CALL to RET), ns */
 };
 
 /* An output vertex and the edge that leads to it from its parent. */

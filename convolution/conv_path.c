@@ -177,14 +177,23 @@ static int on_path(const struct pstack *ps, uint32_t j, uint32_t k)
 
 #define NULLS 4
 
-/* Matches at NULLS shifts in the outer half of the lag window, at least
- * 2 v + 2 mu away from every spike, added up per destination already in fd
- * (nk: messages scanned, nnull: matched). */
+/* Matches at NULLS shifts, at least 2 v + 2 mu away from every spike,
+ * added up per destination already in fd (nk: messages scanned, nnull:
+ * matched). The shifts lie in the outer half of [0, hi], hi the lag window
+ * but at most half of V's time span, so that the shifted V still overlaps
+ * the messages it is matched against (a window longer than the trace would
+ * otherwise put every shift past its end, and the null would see nothing);
+ * when that half span is within reach of the causal delays (lo), the whole
+ * window is used as before. */
 static void null_counts(struct bb_conv *c, const struct conv_node *nj, const uint32_t *V, size_t nv,
-                        const struct spike *sp, size_t nsp, struct found *fd, size_t nfd)
+                        const struct spike *sp, size_t nsp, int64_t lo, struct found *fd,
+                        size_t nfd)
 {
 	int64_t mu = c->p.quantum_ns, tol = c->p.tolerance_ns;
 	int64_t hi = c->follow_hi > 8 ? c->follow_hi : c->lag_hi;
+	int64_t span = (c->msgs[V[nv - 1]].ts_ns - c->msgs[V[0]].ts_ns) / mu;
+	if (span / 2 < hi && span / 4 > lo + 2)
+		hi = span / 2;
 	int used = 0;
 	for (int i = 0; i < 4 * NULLS && used < NULLS; i++) {
 		int64_t lag = hi / 2 + (hi / 2) * i / (4 * NULLS);
@@ -205,10 +214,11 @@ static void null_counts(struct bb_conv *c, const struct conv_node *nj, const uin
 		for (size_t f = 0; f < nfd; f++) {
 			size_t p = z0;
 			for (size_t vi = 0; vi < nv; vi++) {
-				int64_t lo = c->msgs[V[vi]].ts_ns + shift - tol, up = lo + 2 * tol;
-				while (p < z1 && (c->msgs[nj->out[p]].ts_ns < lo ||
+				int64_t lo_t = c->msgs[V[vi]].ts_ns + shift - tol,
+				        up = lo_t + 2 * tol;
+				while (p < z1 && (c->msgs[nj->out[p]].ts_ns < lo_t ||
 				                  c->msgs[nj->out[p]].receiver != fd[f].node)) {
-					if (c->msgs[nj->out[p]].ts_ns >= lo &&
+					if (c->msgs[nj->out[p]].ts_ns >= lo_t &&
 					    c->msgs[nj->out[p]].ts_ns > up)
 						break;
 					p++;
@@ -223,6 +233,53 @@ static void null_counts(struct bb_conv *c, const struct conv_node *nj, const uin
 				fd[f].nk += c->msgs[nj->out[z]].receiver == fd[f].node;
 		}
 	}
+}
+
+/* The upper tail of the standard normal, and its inverse by bisection. */
+static double normal_tail(double z)
+{
+	return 0.5 * erfc(z / sqrt(2.0));
+}
+
+static double normal_tail_inv(double a)
+{
+	double lo = -40, hi = 40;
+	for (int i = 0; i < 200; i++) {
+		double m = 0.5 * (lo + hi);
+		if (normal_tail(m) > a)
+			lo = m;
+		else
+			hi = m;
+	}
+	return hi;
+}
+
+/* The least x with P(X >= x) <= a for X ~ Binomial(n, p): the count of
+ * chance matches that one lag reaches with probability at most a. Summed
+ * exactly from the top of the range (so that a small a keeps its
+ * precision) while n p (1 - p) <= 500, by the normal approximation above. */
+static double binomial_need(double n, double p, double a)
+{
+	if (n <= 0 || p <= 0)
+		return 1;
+	if (p >= 1)
+		return n + 1 <= 1 ? 1 : n; /* every message matches by chance */
+	double var = n * p * (1 - p);
+	if (var > 500)
+		return ceil(n * p + normal_tail_inv(a) * sqrt(var));
+	double top = floor(n * p + 40 * sqrt(var) + 60);
+	if (top > floor(n))
+		top = floor(n);
+	double ln = lgamma(n + 1), lp = log(p), lq = log1p(-p), tail = 0, x = top + 1;
+	while (x > 0) {
+		double k = x - 1;
+		double pmf = exp(ln - lgamma(k + 1) - lgamma(n - k + 1) + k * lp + (n - k) * lq);
+		if (tail + pmf > a)
+			break;
+		tail += pmf;
+		x--;
+	}
+	return x;
 }
 
 /* ProcessNode(j, x_j, V): V (message indices, in time order) reached vertex x. */
@@ -401,18 +458,25 @@ static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv,
 	/* Noise: besides min_count, a delay must match clearly more messages
 	 * than chance does. Chance is measured, not modelled (requests cluster
 	 * in sessions, so V is far from uniform): the same matching at NULLS
-	 * shifts far from every spike, in the outer half of the lag window,
+	 * shifts far from every spike (and within the trace: see null_counts)
 	 * counts per destination how many of its n messages fall within +- v of
-	 * V by accident, a fraction p. A delay is kept if it matched at least
-	 * N binomial standard deviations more than n p. */
-	null_counts(c, nj, V, nv, sp, nsp, fd, nfd);
+	 * V by accident, a fraction p (one chance match added, so that a null
+	 * that saw none does not promise none). A delay needs a count that
+	 * Binomial(n, p) reaches with probability under alpha, the normal tail
+	 * at N deviations (the paper's threshold), summed exactly: the normal
+	 * approximation overstates the tail when n p is small. */
+	null_counts(c, nj, V, nv, sp, nsp, hold_hi < c->follow_hi ? hold_hi : 0, fd, nfd);
+	double alpha = normal_tail(c->p.spike_n);
 	for (size_t f = 0; f < nfd; f++) {
 		/* too few messages at the null shifts (a short trace) say nothing */
-		double n = (double)fd[f].nk, p = n >= 30 ? (double)fd[f].nnull / n : 0;
-		if (p > 1)
-			p = 1;
-		double expect = (double)fd[f].nin * p;
-		double need = expect + c->p.spike_n * sqrt(expect * (1.0 - p));
+		double n = (double)fd[f].nk;
+		double need = 0;
+		if (n >= 30) {
+			double p = ((double)fd[f].nnull + 1) / (n + 1);
+			if (p > 1)
+				p = 1;
+			need = binomial_need((double)fd[f].nin, p, alpha);
+		}
 		/* min_count applies to the edge (all its delays together, below);
 		 * a single delay needs half of it, and at least 2 messages. */
 		uint64_t mind = c->p.min_count / 2 > 2 ? c->p.min_count / 2 : 2;

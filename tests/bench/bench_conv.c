@@ -114,7 +114,8 @@ static int child_synthetic(int64_t quanta, enum bb_conv_method m, struct result 
 		bb_conv_add(c, t, BB_MSG, "client", "A", NULL, 0, NULL, &err);
 		bb_conv_add(c, t + 50000000 + j, BB_MSG, "A", "B", NULL, 0, NULL, &err);
 		bb_conv_add(c, t + 170000000 + j, BB_MSG, "B", "C", NULL, 0, NULL, &err);
-		bb_conv_add(c, (int64_t)((s >> 11) % (uint64_t)end), BB_MSG, "x", "y", NULL, 0, NULL, &err);
+		bb_conv_add(c, (int64_t)((s >> 11) % (uint64_t)end), BB_MSG, "x", "y", NULL, 0,
+		            NULL, &err);
 	}
 	int rc = run_conv(c, r);
 	bb_conv_free(c);

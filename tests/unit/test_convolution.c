@@ -398,9 +398,10 @@ static void test_free_form_chain(void)
 	for (int i = 0; i < 200; i++) {
 		t += 5 * BB_NS_PER_S + (int64_t)(rnd() % 10000) * MS;
 		bb_conv_add(c, t, BB_MSG, "X", "Y", NULL, 0, NULL, &err);
-		bb_conv_add(c, t + 2 * BB_NS_PER_S + 10 * MS, BB_MSG, "Y", "Z", NULL, 0, NULL, &err);
-		bb_conv_add(c, (int64_t)(rnd() % 2000) * BB_NS_PER_S, BB_MSG, "N1", "N2", NULL, 0, NULL,
+		bb_conv_add(c, t + 2 * BB_NS_PER_S + 10 * MS, BB_MSG, "Y", "Z", NULL, 0, NULL,
 		            &err);
+		bb_conv_add(c, (int64_t)(rnd() % 2000) * BB_NS_PER_S, BB_MSG, "N1", "N2", NULL, 0,
+		            NULL, &err);
 	}
 	CHECK_INT(bb_conv_run(c, &err), 0);
 	const struct bb_vgraph *g = bb_conv_graph(c);
@@ -586,7 +587,48 @@ static void test_root_ends_path(void)
 	bb_conv_free(c);
 }
 
+/* The hold bound: B answers each call from A within 10 ms (CALL/RET paired
+ * by id) and, 500 ms after each call, sends C a message. Bounded by B's
+ * longest call, the 500 ms delay is not followed from A's calls; with the
+ * bound off (or without ids) it is. The stray calls into A (3, under
+ * min_count) leave A the default root. */
+static void test_hold_bound_and_roots(void)
+{
+	for (int variant = 0; variant < 3; variant++) {
+		struct bb_conv_params p;
+		bb_conv_params_default(&p);
+		p.quantum_ns = 1 * MS;
+		p.no_hold_bound = variant == 1;
+		struct bb_err err;
+		struct bb_conv *c = bb_conv_new(&p, &err);
+		int64_t t = 0;
+		char id[32];
+		for (int i = 0; i < 300; i++) {
+			t += 700 * MS + (int64_t)(rnd() % 300) * MS;
+			snprintf(id, sizeof(id), "%d", i);
+			size_t n = variant == 2 ? 0 : strlen(id);
+			bb_conv_add(c, t, BB_CALL, "A", "B", id, n, NULL, &err);
+			bb_conv_add(c, t + 10 * MS, BB_RET, "B", "A", id, n, NULL, &err);
+			bb_conv_add(c, t + 500 * MS, BB_MSG, "B", "C", NULL, 0, NULL, &err);
+			if (i < 3)
+				bb_conv_add(c, t + 300 * MS, BB_CALL, "C", "A", "s", 1, NULL, &err);
+		}
+		CHECK_INT(bb_conv_run(c, &err), 0);
+		const struct bb_vgraph *g = bb_conv_graph(c);
+		int64_t d = -1;
+		CHECK_INT(find_edge(g, "B", "C", &d), variant == 0 ? 0 : 1);
+		if (variant)
+			CHECK_INT(d, 500 * MS);
+		struct bb_conv_stats st;
+		bb_conv_get_stats(c, &st);
+		CHECK_INT(st.paired_calls, variant == 2 ? 0 : 300);
+		CHECK_STR(g->vertices[0].node, "A");
+		bb_conv_free(c);
+	}
+}
+
 static const struct unit_test tests[] = {
+    {"hold_bound_and_roots", test_hold_bound_and_roots},
     {"long_duration", test_long_duration},
     {"root_ends_path", test_root_ends_path},
     {"signal_sqrt", test_signal_sqrt},
