@@ -31,5 +31,8 @@ char *bb_viz_dot_label(const char *s);
 /* A pattern node and its subtree into sub (figure 8's labels); node ids
  * "p<rank>n<seq>". Returns the node. */
 Agnode_t *bb_viz_dot_node(Agraph_t *sub, const struct bb_vnode *v, unsigned rank, unsigned *seq);
+/* A new digraph with the pattern drawings' fonts and default labels, or NULL
+ * (err set). Caller closes it (agclose). */
+Agraph_t *bb_viz_pattern_graph(const char *name, struct bb_err *err);
 
 #endif

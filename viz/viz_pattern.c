@@ -124,18 +124,26 @@ static void interval_text(const struct bb_vpattern *pt, char *buf, size_t len)
 		snprintf(buf + k, len - (size_t)k, ")");
 }
 
-int bb_viz_patterns_dot(FILE *out, const struct bb_vpatterns *p, struct bb_err *err)
+Agraph_t *bb_viz_pattern_graph(const char *name, struct bb_err *err)
 {
-	Agraph_t *g = agopen(S("patterns"), Agdirected, NULL);
+	Agraph_t *g = agopen(S(name), Agdirected, NULL);
 	if (!g) {
 		bb_err_set(err, "cannot create a graph");
-		return BB_ERR_IO;
+		return NULL;
 	}
 	set(g, "fontname", "Helvetica");
 	agattr(g, AGNODE, S("fontname"), S("Helvetica"));
 	agattr(g, AGEDGE, S("fontname"), S("Helvetica"));
 	agattr(g, AGNODE, S("label"), S("\\N"));
 	agattr(g, AGEDGE, S("label"), S(""));
+	return g;
+}
+
+int bb_viz_patterns_dot(FILE *out, const struct bb_vpatterns *p, struct bb_err *err)
+{
+	Agraph_t *g = bb_viz_pattern_graph("patterns", err);
+	if (!g)
+		return BB_ERR_IO;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct bb_vpattern *pt = &p->v[i];
 		char name[32], total[BB_DUR_BUFSZ], id[17], iv[96];
