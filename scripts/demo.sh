@@ -10,7 +10,7 @@ ex=examples/rig
 out=out/demo
 # The rig's services make parallel calls (redis and pg): no overlap penalty,
 # the same- and any-child penalties instead, light smoothing (docs/tutorial.md).
-nest_opts="--penalty 0,2,2 --smooth 2"
+nest_opts="--greedy --penalty 0,2,2 --smooth 2"
 mkdir -p "$out"
 
 echo "== the capture: nginx, two app servers, auth, redis, memcached, PostgreSQL, dnsmasq"

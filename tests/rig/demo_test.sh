@@ -14,7 +14,7 @@ score() { /usr/bin/python3 "$BB_SRC/tests/rig/score.py" "$@"; }
 logs="$ex/app1.log $ex/app2.log $ex/auth.log"
 fail=0
 # As rig_test.sh: parallel calls in the services (docs/tutorial.md).
-nest_opts="--penalty 0,2,2 --smooth 2"
+nest_opts="--greedy --penalty 0,2,2 --smooth 2"
 for run in normal delay; do
 	"$BB_BIN/bbcap" -r "$ex/$run.pcap" --names "$ex/hosts" -w "$T/$run.tr" 2>"$T/$run.err" ||
 		{ echo "FAIL: bbcap $run"; cat "$T/$run.err"; exit 1; }

@@ -14,7 +14,7 @@
 #
 # Every run is scored (score.py nest --brief) with several bbnest option sets:
 # RIG_NEST_OPTS (default: bbnest's defaults; the one enforced), the defaults,
-# "--penalty 0,2,2 --smooth 2", "--return-score --global" and $BBNEST_OPTS if
+# "--greedy --penalty 0,2,2 --smooth 2", "--return-score --global" and $BBNEST_OPTS if
 # set; each also with --no-content when bbnest --help has it (content tokens
 # and context headers ignored). A row: the share of true path instances not
 # inferred (bbnest --truth's instance false negatives / true instances), the

@@ -19,7 +19,7 @@
 #   rig_keep                     copies the run to $RIG_KEEP when set
 #
 # The option sets: RIG_NEST_OPTS (empty or unset: bbnest's defaults; the only
-# one enforced), the defaults, "--penalty 0,2,2 --smooth 2", "--return-score
+# one enforced), the defaults, "--greedy --penalty 0,2,2 --smooth 2", "--return-score
 # --global", and BBNEST_OPTS when set; duplicates are dropped. Targets
 # (issue 14): RIG_MAX_WRONG (0.02), RIG_TOP_TOL (0.05), RIG_DELAY_TOL (0.10),
 # RIG_OTHER_MS (2). Needs $BB_BIN, $BB_SRC, $BB_TMP, and $logs (the services'
@@ -60,7 +60,7 @@ add_opts() {
 }
 add_opts "$NEST_OPTS"
 add_opts ""
-add_opts "--penalty 0,2,2 --smooth 2"
+add_opts "--greedy --penalty 0,2,2 --smooth 2"
 add_opts "--return-score --global"
 [ -n "${BBNEST_OPTS:-}" ] && add_opts "$BBNEST_OPTS"
 # content tokens and context headers ignored: only when bbnest can
