@@ -123,7 +123,7 @@ tcpdump -i "$br" -w "$T/live.pcap" -U -s 0 -B 65536 $filter 2>"$T/tcpdump.err" &
 tcpd=$!
 pids="$pids $tcpd"
 i=0
-until grep -q '^#bbtrace' "$T/live.tr" 2>/dev/null && [ -s "$T/live.pcap" ]; do
+until grep -qs '^#bbtrace' "$T/live.tr" "$T/live.tr".partial.* 2>/dev/null && [ -s "$T/live.pcap" ]; do
 	i=$((i + 1)); [ $i -gt 50 ] && { echo "FAIL: bbcap or tcpdump did not start"; cat "$T/bbcap.err"; exit 1; }; sleep 0.1
 done
 sleep 0.5
