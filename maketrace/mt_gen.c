@@ -20,6 +20,7 @@
  * messages back only as long as the skew requires, and the writer. */
 
 #define MAX_INSTANCE_MSGS 10000000u
+#define MAX_INFLIGHT 100000u    /* ordered runs: instances generated, not yet all sent */
 #define PROGRESS_EVERY 65536u
 
 struct mt_msg {
@@ -96,7 +97,8 @@ struct bb_mt_gen {
 	uint64_t next_id;
 	uint64_t *instances;       /* instances with a message generated, per tracelet */
 	const char **tl_names;
-	int overflow;              /* an instance exceeded MAX_INSTANCE_MSGS */
+	int overflow;              /* an instance exceeded MAX_INSTANCE_MSGS (1), or the
+	                              instances in flight MAX_INFLIGHT (2) */
 	uint32_t overflow_tl;
 
 	struct evheap rh;          /* reorder heap */
@@ -766,6 +768,10 @@ static void arrive(struct bb_mt_gen *g, struct slot *s)
 			f = g->nfl++;
 		}
 		g->fl[f] = (struct inflight){0, s->tl, s->n};
+		if (g->nfl - g->nflfree > MAX_INFLIGHT) {
+			g->overflow = 2; /* an arrival rate no instance length can keep up with */
+			g->overflow_tl = s->tl;
+		}
 		for (uint32_t i = 0; i < s->n; i++) {
 			const struct mt_msg *m = &s->buf[i];
 			struct ev e = {m->ts_ns, g->pseq++, m->id, f, m->from, m->to, s->tl, m->op};
@@ -924,6 +930,12 @@ flush:
 	}
 	if (g->werr)
 		return BB_ERR_IO;
+	if (g->overflow == 2) {
+		bb_err_set(err, "%s: tracelet \"%s\" has more than %u instances in flight: its "
+		           "rate outruns its instances", g->cfg->name,
+		           g->cfg->tl[g->overflow_tl].name, MAX_INFLIGHT);
+		return BB_ERR_LIMIT;
+	}
 	if (g->overflow) {
 		bb_err_set(err, "%s: an instance of tracelet \"%s\" has more than %u messages",
 		           g->cfg->name, g->cfg->tl[g->overflow_tl].name, MAX_INSTANCE_MSGS);

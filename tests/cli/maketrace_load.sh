@@ -123,4 +123,13 @@ printf '{"nodes": ["a", "b"], "duration": 1, "workers": {"c": 2},\n "tracelets":
 "$mt" bad.json >/dev/null 2>err
 [ "$(cat err)" = 'maketrace: error: bad.json:1:55: workers.c: unknown node "c" (not in "nodes")' ] ||
 	no "workers error: $(cat err)"
+# an arrival rate far beyond what the instances' length allows stops, and says why
+printf '{"nodes": ["a", "b"], "duration": 10, "tracelets": [{"name": "x", "node": "a",
+ "rate": 1e9, "steps": [{"call": "b", "delay": [1, 0], "return": [0, 0]}]}]}
+' >fast.json
+"$mt" -n 200 fast.json >/dev/null 2>err
+rc=$?
+[ $rc -eq 1 ] || no "fast: exit $rc, not 1"
+[ "$(cat err)" = 'maketrace: error: fast.json: tracelet "x" has more than 100000 instances in flight: its rate outruns its instances' ] ||
+	no "fast: $(cat err)"
 exit $fail
