@@ -322,30 +322,37 @@ static int framing(const uint8_t *p, size_t n)
 	return 0; /* perhaps the old binary form */
 }
 
+/* One message per datagram (Jaeger agents send compact over UDP). */
+static void th_datagram(struct th_state *s, const struct bb_dec_ctx *ctx, int dir,
+                        const uint8_t *p, size_t n)
+{
+	struct th_dir *d = &s->d[dir];
+	struct bb_rd r = bb_rd_make(p, n);
+	struct th_hdr h;
+	if (framing(p, n) == 1)
+		bb_rd_skip(&r, 4);
+	if (read_header(&r, &h) != 0) {
+		DEC_COUNT(ctx, malformed);
+		return;
+	}
+	keep_header(d, &h);
+	d->t0 = d->t1 = dec_time(ctx, dir, 0);
+	d->len = n;
+	message(s, ctx, dir, d);
+}
+
 static size_t th_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t pos,
                         const uint8_t *p, size_t n)
 {
 	struct th_state *s = st;
 	if (dir < 0 || dir > 1)
 		return n;
-	struct th_dir *d = &s->d[dir];
-	struct bb_rd r = bb_rd_make(p, n);
 	if (ctx->transport == BB_TR_UDP) {
-		/* One message per datagram (Jaeger agents send compact over UDP). */
-		struct th_hdr h;
-		int fr = framing(p, n);
-		if (fr == 1)
-			bb_rd_skip(&r, 4);
-		if (read_header(&r, &h) != 0) {
-			DEC_COUNT(ctx, malformed);
-			return n;
-		}
-		keep_header(d, &h);
-		d->t0 = d->t1 = dec_time(ctx, dir, 0);
-		d->len = n;
-		message(s, ctx, dir, d);
+		th_datagram(s, ctx, dir, p, n);
 		return n;
 	}
+	struct th_dir *d = &s->d[dir];
+	struct bb_rd r = bb_rd_make(p, n);
 	while (bb_rd_left(&r) > 0) {
 		size_t off = (size_t)(r.p - p);
 		size_t left = bb_rd_left(&r);
