@@ -116,7 +116,7 @@ static int has_token(const uint8_t *v, size_t n, const char *tok, size_t l)
 {
 	struct bb_rd r = bb_rd_make(v, n);
 	while (bb_rd_left(&r) >= l) {
-		if (lower(*r.p) == (uint8_t)tok[0] && lower_eq(r.p, l, tok, l))
+		if (lower((uint8_t)bb_rd_peek(&r)) == (uint8_t)tok[0] && lower_eq(r.p, l, tok, l))
 			return 1;
 		bb_rd_skip(&r, 1);
 	}
@@ -155,7 +155,7 @@ static int byte_is(const uint8_t *p, size_t n, size_t k, uint8_t c)
 {
 	struct bb_rd r = bb_rd_make(p, n);
 	bb_rd_skip(&r, k);
-	return bb_rd_left(&r) && *r.p == c;
+	return bb_rd_peek(&r) == c;
 }
 
 /* Reads one header field (a line without its line end, ll > 0) into hi. Only
@@ -175,15 +175,14 @@ static void field(const uint8_t *lp, size_t ll, struct head_info *hi)
 	/* An earlier colon would end the name there: the names compared hold none. */
 	struct bb_rd lr = bb_rd_make(lp, ll);
 	const uint8_t *name = bb_rd_bytes(&lr, nlen + 1);
-	while (bb_rd_left(&lr) && (*lr.p == ' ' || *lr.p == '\t'))
-		bb_rd_skip(&lr, 1);
+	bb_rd_skip_any(&lr, " \t");
 	size_t vlen = bb_rd_left(&lr);
 	const uint8_t *v = lr.p;
 	if (lower_eq(name, nlen, LIT("content-length"))) {
 		uint64_t x = 0;
 		size_t i = 0;
 		struct bb_rd num = bb_rd_make(v, vlen);
-		while (bb_rd_left(&num) && *num.p >= '0' && *num.p <= '9' && x < (UINT64_C(1) << 56)) {
+		while (bb_rd_peek(&num) >= '0' && bb_rd_peek(&num) <= '9' && x < (UINT64_C(1) << 56)) {
 			x = x * 10 + (uint64_t)(bb_rd_u8(&num) - '0');
 			i++;
 		}
@@ -372,8 +371,7 @@ static int response_head(struct http_state *s, const struct bb_dec_ctx *ctx, str
 		return -1;
 	struct bb_rd line = bb_rd_make(p, nl + 1);
 	bb_rd_skip(&line, 8);
-	while (bb_rd_left(&line) && *line.p == ' ')
-		bb_rd_skip(&line, 1);
+	bb_rd_skip_any(&line, " ");
 	unsigned code = 0;
 	for (int i = 0; i < 3; i++) {
 		uint8_t c = bb_rd_u8(&line);

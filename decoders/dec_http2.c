@@ -912,9 +912,8 @@ static uint64_t h1_content_length(const uint8_t *p, size_t hl)
 		if (memcmp(nm, "content-length:", 15) != 0)
 			continue;
 		uint64_t v = 0;
-		while (bb_rd_left(&line) && *line.p == ' ')
-			bb_rd_skip(&line, 1);
-		while (bb_rd_left(&line) && *line.p >= '0' && *line.p <= '9' && v < (UINT64_C(1) << 48))
+		bb_rd_skip_any(&line, " ");
+		while (bb_rd_peek(&line) >= '0' && bb_rd_peek(&line) <= '9' && v < (UINT64_C(1) << 48))
 			v = v * 10 + (uint64_t)(bb_rd_u8(&line) - '0');
 		return v;
 	}

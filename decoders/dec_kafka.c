@@ -78,27 +78,13 @@ struct kf_state {
 	} p[KF_PENDING];
 };
 
-/* An unsigned varint (compact lengths, tagged-field counts). */
-static uint32_t uvarint(struct bb_rd *r)
-{
-	uint32_t v = 0;
-	for (int shift = 0; shift < 35; shift += 7) {
-		uint8_t b = bb_rd_u8(r);
-		v |= (uint32_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	bb_rd_fail(r);
-	return 0;
-}
-
 /* A string (int16 length, or compact: uvarint length + 1); NULL when null or
  * cut. */
 static const uint8_t *kstr(struct bb_rd *r, int compact, size_t *n)
 {
 	int64_t len;
 	if (compact)
-		len = (int64_t)uvarint(r) - 1;
+		len = (int64_t)bb_rd_uvarint32(r) - 1;
 	else
 		len = (int16_t)bb_rd_be16(r);
 	if (len < 0) {
@@ -111,10 +97,10 @@ static const uint8_t *kstr(struct bb_rd *r, int compact, size_t *n)
 
 static void skip_tags(struct bb_rd *r)
 {
-	uint32_t n = uvarint(r);
+	uint32_t n = bb_rd_uvarint32(r);
 	for (uint32_t i = 0; i < n && bb_rd_ok(r); i++) {
-		uvarint(r);
-		bb_rd_skip(r, uvarint(r));
+		bb_rd_uvarint32(r);
+		bb_rd_skip(r, bb_rd_uvarint32(r));
 	}
 }
 
@@ -152,7 +138,7 @@ static const uint8_t *first_topic(struct bb_rd r, int api, int ver, size_t *n, i
 	default:
 		return NULL;
 	}
-	count = compact ? uvarint(&r) - 1 : bb_rd_be32(&r);
+	count = compact ? bb_rd_uvarint32(&r) - 1 : bb_rd_be32(&r);
 	if (!bb_rd_ok(&r) || count == 0 || count > 100000)
 		return NULL;
 	if (api == 3 && ver >= 10)

@@ -109,13 +109,12 @@ static void tokenize(const uint8_t *p, size_t n, struct toks *t)
 	struct bb_rd r = bb_rd_make(p, n);
 	memset(t, 0, sizeof *t);
 	for (;;) {
-		while (bb_rd_left(&r) && (*r.p == ' ' || *r.p == '\t'))
-			bb_rd_skip(&r, 1);
+		bb_rd_skip_any(&r, " \t");
 		if (!bb_rd_left(&r))
 			break;
 		const uint8_t *w = r.p;
 		size_t wl = 0;
-		while (bb_rd_left(&r) && *r.p != ' ' && *r.p != '\t') {
+		for (int c; (c = bb_rd_peek(&r)) >= 0 && c != ' ' && c != '\t';) {
 			bb_rd_skip(&r, 1);
 			wl++;
 		}
@@ -449,7 +448,7 @@ static long hunt(const uint8_t *p, size_t n, int dir, int bol)
 	while (bb_rd_left(&r) > 0) {
 		struct bb_rd h = r;
 		struct mc_dir tmp;
-		if (bb_rd_left(&r) >= 24 && *r.p == magic && bin_header(&tmp, dir, &h) == 0)
+		if (bb_rd_left(&r) >= 24 && bb_rd_peek(&r) == magic && bin_header(&tmp, dir, &h) == 0)
 			return (long)(r.p - p);
 		if (bol) {
 			struct bb_rd lr = r;
@@ -465,7 +464,7 @@ static long hunt(const uint8_t *p, size_t n, int dir, int bol)
 					return (long)(r.p - p);
 			}
 		}
-		bol = *r.p == '\n';
+		bol = bb_rd_peek(&r) == '\n';
 		bb_rd_skip(&r, 1);
 	}
 	return -1;
@@ -538,7 +537,7 @@ static void udp_datagram(struct mc_state *s, const struct bb_dec_ctx *ctx, int d
 	int nl = 0;
 	struct mc_dir tmp;
 	memset(&tmp, 0, sizeof tmp);
-	uint8_t first = *r.p;
+	int first = bb_rd_peek(&r);
 	if (first == 0x80 || first == 0x81) {
 		struct bb_rd h = r;
 		if (bin_header(&tmp, dir, &h) < 0) {
@@ -744,7 +743,7 @@ static int mc_probe(const uint8_t *p, size_t n, unsigned transport, int dir)
 	}
 	if (dir != BB_DIR_C2S || !bb_rd_left(&r))
 		return 0;
-	if (*r.p == 0x80) {
+	if (bb_rd_peek(&r) == 0x80) {
 		/* Storage requests carry 8 bytes of extras (flags, expiry): this
 		 * tells them from a strict Thrift CALL (80 01 00 01 ...). */
 		struct mc_dir tmp;

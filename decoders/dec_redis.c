@@ -281,7 +281,7 @@ static int line_int(const uint8_t *p, size_t n, int64_t *out)
 	struct bb_rd r = bb_rd_make(p, n);
 	int neg = 0, digits = 0;
 	int64_t v = 0;
-	if (bb_rd_left(&r) && *r.p == '-') {
+	if (bb_rd_peek(&r) == '-') {
 		neg = 1;
 		bb_rd_skip(&r, 1);
 	}
@@ -442,13 +442,12 @@ static void inline_line(struct rd_state *s, const struct bb_dec_ctx *ctx, const 
 	struct bb_rd r = bb_rd_make(p, n);
 	unsigned argc = 0;
 	for (;;) {
-		while (bb_rd_left(&r) && (*r.p == ' ' || *r.p == '\t'))
-			bb_rd_skip(&r, 1);
+		bb_rd_skip_any(&r, " \t");
 		if (!bb_rd_left(&r))
 			break;
 		const uint8_t *w = r.p;
 		size_t wl = 0;
-		while (bb_rd_left(&r) && *r.p != ' ' && *r.p != '\t') {
+		for (int c; (c = bb_rd_peek(&r)) >= 0 && c != ' ' && c != '\t';) {
 			bb_rd_skip(&r, 1);
 			wl++;
 		}
@@ -642,7 +641,7 @@ static int redis_probe(const uint8_t *p, size_t n, unsigned transport, int dir)
 	if (bb_rd_u8(&r) != '*')
 		return 0;
 	int digits = 0;
-	while (bb_rd_left(&r) && *r.p >= '0' && *r.p <= '9') {
+	while (bb_rd_peek(&r) >= '0' && bb_rd_peek(&r) <= '9') {
 		bb_rd_skip(&r, 1);
 		digits++;
 	}

@@ -34,17 +34,6 @@ struct tok {
 	char txt[DEC_SQL_MAX + 1];
 };
 
-static int peekc(const struct bb_rd *r)
-{
-	return bb_rd_left(r) ? *r->p : -1;
-}
-
-static int peek2(const struct bb_rd *r)
-{
-	struct bb_rd t = *r;
-	bb_rd_skip(&t, 1);
-	return peekc(&t);
-}
 
 static int is_space(int c)
 {
@@ -72,18 +61,18 @@ static void skip_past(struct bb_rd *r, const char *lit)
 static void skip_space(struct bb_rd *r, int mysql)
 {
 	for (;;) {
-		int c = peekc(r);
+		int c = bb_rd_peek(r);
 		if (is_space(c)) {
 			bb_rd_skip(r, 1);
-		} else if (c == '-' && peek2(r) == '-') {
+		} else if (c == '-' && bb_rd_peek_at(r, 1) == '-') {
 			skip_past(r, "\n");
 		} else if (c == '#' && mysql) {
 			skip_past(r, "\n");
-		} else if (c == '/' && peek2(r) == '*') {
+		} else if (c == '/' && bb_rd_peek_at(r, 1) == '*') {
 			/* PostgreSQL nests block comments. */
 			int depth = 0;
 			while (bb_rd_left(r)) {
-				int a = peekc(r), b = peek2(r);
+				int a = bb_rd_peek(r), b = bb_rd_peek_at(r, 1);
 				if (a == '/' && b == '*') {
 					depth++;
 					bb_rd_skip(r, 2);
@@ -120,7 +109,7 @@ static void quoted(struct bb_rd *r, int q, int mysql, struct tok *t)
 			continue;
 		}
 		if (c == q) {
-			if (peekc(r) != q)
+			if (bb_rd_peek(r) != q)
 				return;
 			bb_rd_skip(r, 1);
 		}
@@ -136,7 +125,7 @@ static void next(struct bb_rd *r, int mysql, struct tok *t)
 	t->txt[0] = 0;
 	t->quoted = 0;
 	t->c = 0;
-	int c = peekc(r);
+	int c = bb_rd_peek(r);
 	if (c < 0) {
 		t->kind = T_END;
 		return;
@@ -144,17 +133,17 @@ static void next(struct bb_rd *r, int mysql, struct tok *t)
 	if (is_ident_start(c) || c == '"' || c == '`') {
 		t->kind = T_WORD;
 		for (;;) {
-			c = peekc(r);
+			c = bb_rd_peek(r);
 			if (c == '"' || c == '`') {
 				t->quoted = 1;
 				quoted(r, c, 0, t);
 			} else {
-				while (is_ident(peekc(r)))
+				while (is_ident(bb_rd_peek(r)))
 					tok_add(t, bb_rd_u8(r));
 			}
 			/* schema.table */
-			int d = peek2(r);
-			if (peekc(r) == '.' && (is_ident_start(d) || d == '"' || d == '`')) {
+			int d = bb_rd_peek_at(r, 1);
+			if (bb_rd_peek(r) == '.' && (is_ident_start(d) || d == '"' || d == '`')) {
 				tok_add(t, bb_rd_u8(r));
 				continue;
 			}
@@ -171,9 +160,9 @@ static void next(struct bb_rd *r, int mysql, struct tok *t)
 		char tag[32];
 		size_t tl = 0;
 		tag[tl++] = '$';
-		while (is_ident(peekc(&s)) && peekc(&s) != '$' && tl < sizeof tag - 2)
+		while (is_ident(bb_rd_peek(&s)) && bb_rd_peek(&s) != '$' && tl < sizeof tag - 2)
 			tag[tl++] = (char)bb_rd_u8(&s);
-		if (peekc(&s) == '$' && !(tl > 1 && tag[1] >= '0' && tag[1] <= '9')) {
+		if (bb_rd_peek(&s) == '$' && !(tl > 1 && tag[1] >= '0' && tag[1] <= '9')) {
 			bb_rd_skip(&s, 1);
 			tag[tl++] = '$';
 			tag[tl] = 0;
@@ -181,11 +170,11 @@ static void next(struct bb_rd *r, int mysql, struct tok *t)
 			skip_past(r, tag);
 		} else {
 			bb_rd_skip(r, 1);
-			while (is_ident(peekc(r)))
+			while (is_ident(bb_rd_peek(r)))
 				bb_rd_skip(r, 1);
 		}
 	} else if (is_ident(c)) {
-		while (is_ident(peekc(r)) || peekc(r) == '.')
+		while (is_ident(bb_rd_peek(r)) || bb_rd_peek(r) == '.')
 			bb_rd_skip(r, 1);
 	} else {
 		t->kind = T_PUNCT;

@@ -55,27 +55,6 @@ struct th_hdr {
 	size_t nlen;
 };
 
-static uint32_t varint32(struct bb_rd *r)
-{
-	uint32_t v = 0;
-	for (int shift = 0; shift < 35; shift += 7) {
-		uint8_t b = bb_rd_u8(r);
-		v |= (uint32_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	bb_rd_fail(r);
-	return 0;
-}
-
-static void varint64_skip(struct bb_rd *r)
-{
-	for (int i = 0; i < 10; i++)
-		if (!(bb_rd_u8(r) & 0x80))
-			return;
-	bb_rd_fail(r);
-}
-
 /* Reads a message header. 0: done; 1: more bytes needed; -1: not Thrift. */
 static int read_header(struct bb_rd *r, struct th_hdr *h)
 {
@@ -88,8 +67,8 @@ static int read_header(struct bb_rd *r, struct th_hdr *h)
 		uint8_t vt = bb_rd_u8(r);
 		h->proto = PR_COMPACT;
 		h->mtype = (uint8_t)(vt >> 5);
-		h->seqid = varint32(r);
-		uint32_t nl = varint32(r);
+		h->seqid = bb_rd_uvarint32(r);
+		uint32_t nl = bb_rd_uvarint32(r);
 		if (!bb_rd_ok(r))
 			return 1;
 		if ((vt & 0x1f) != 1 || nl > 1024)
@@ -221,7 +200,7 @@ static void cp_struct(struct walk *w, int depth)
 		if (b == 0)
 			return;
 		if ((b >> 4) == 0)
-			varint64_skip(&w->r); /* a long-form field id */
+			bb_rd_uvarint(&w->r); /* a long-form field id */
 		cp_skip(w, b & 0x0f, depth + 1, 0);
 	}
 }
@@ -239,11 +218,11 @@ static void cp_skip(struct walk *w, uint8_t type, int depth, int in_list)
 			bb_rd_skip(&w->r, 1); /* a field's boolean is in its type */
 		break;
 	case 3: bb_rd_skip(&w->r, 1); break;
-	case 4: case 5: case 6: varint64_skip(&w->r); break;
+	case 4: case 5: case 6: bb_rd_uvarint(&w->r); break;
 	case 7: bb_rd_skip(&w->r, 8); break;
 	case 13: bb_rd_skip(&w->r, 16); break;
 	case 8:
-		n = varint32(&w->r);
+		n = bb_rd_uvarint32(&w->r);
 		bb_rd_skip(&w->r, n);
 		break;
 	case 12: cp_struct(w, depth); break;
@@ -252,13 +231,13 @@ static void cp_skip(struct walk *w, uint8_t type, int depth, int in_list)
 		uint8_t h = bb_rd_u8(&w->r);
 		n = h >> 4;
 		if (n == 15)
-			n = varint32(&w->r);
+			n = bb_rd_uvarint32(&w->r);
 		for (uint32_t i = 0; i < n && bb_rd_ok(&w->r) && !w->bad; i++)
 			cp_skip(w, h & 0x0f, depth + 1, 1);
 		break;
 	}
 	case 11: {
-		n = varint32(&w->r);
+		n = bb_rd_uvarint32(&w->r);
 		if (n == 0)
 			break;
 		uint8_t kv = bb_rd_u8(&w->r);
@@ -343,30 +322,37 @@ static int framing(const uint8_t *p, size_t n)
 	return 0; /* perhaps the old binary form */
 }
 
+/* One message per datagram (Jaeger agents send compact over UDP). */
+static void th_datagram(struct th_state *s, const struct bb_dec_ctx *ctx, int dir,
+                        const uint8_t *p, size_t n)
+{
+	struct th_dir *d = &s->d[dir];
+	struct bb_rd r = bb_rd_make(p, n);
+	struct th_hdr h;
+	if (framing(p, n) == 1)
+		bb_rd_skip(&r, 4);
+	if (read_header(&r, &h) != 0) {
+		DEC_COUNT(ctx, malformed);
+		return;
+	}
+	keep_header(d, &h);
+	d->t0 = d->t1 = dec_time(ctx, dir, 0);
+	d->len = n;
+	message(s, ctx, dir, d);
+}
+
 static size_t th_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t pos,
                         const uint8_t *p, size_t n)
 {
 	struct th_state *s = st;
 	if (dir < 0 || dir > 1)
 		return n;
-	struct th_dir *d = &s->d[dir];
-	struct bb_rd r = bb_rd_make(p, n);
 	if (ctx->transport == BB_TR_UDP) {
-		/* One message per datagram (Jaeger agents send compact over UDP). */
-		struct th_hdr h;
-		int fr = framing(p, n);
-		if (fr == 1)
-			bb_rd_skip(&r, 4);
-		if (read_header(&r, &h) != 0) {
-			DEC_COUNT(ctx, malformed);
-			return n;
-		}
-		keep_header(d, &h);
-		d->t0 = d->t1 = dec_time(ctx, dir, 0);
-		d->len = n;
-		message(s, ctx, dir, d);
+		th_datagram(s, ctx, dir, p, n);
 		return n;
 	}
+	struct th_dir *d = &s->d[dir];
+	struct bb_rd r = bb_rd_make(p, n);
 	while (bb_rd_left(&r) > 0) {
 		size_t off = (size_t)(r.p - p);
 		size_t left = bb_rd_left(&r);

@@ -113,6 +113,59 @@ static inline void bb_rd_skip(struct bb_rd *r, size_t n)
 		r->p += n;
 }
 
+/* The byte k places after the next one (k = 0: the next), 0..255, without
+ * moving; -1 when there is none (the reader is not failed). */
+static inline int bb_rd_peek_at(const struct bb_rd *r, size_t k)
+{
+	if (r->err || !(k < (size_t)(r->end - r->p)))
+		return -1;
+	return r->p[k];
+}
+
+/* The next byte, 0..255, without moving; -1 when none is left. */
+static inline int bb_rd_peek(const struct bb_rd *r)
+{
+	return bb_rd_peek_at(r, 0);
+}
+
+/* Skips the bytes found in set (a C string: ASCII, no NUL); returns how many. */
+static inline size_t bb_rd_skip_any(struct bb_rd *r, const char *set)
+{
+	size_t n = 0;
+	int c;
+	while ((c = bb_rd_peek(r)) > 0 && strchr(set, c)) {
+		r->p++;
+		n++;
+	}
+	return n;
+}
+
+/* An unsigned LEB128 varint (Protocol Buffers, Kafka's compact forms, Thrift
+ * compact): 7 bits a byte, least significant first, at most 10 bytes. */
+static inline uint64_t bb_rd_uvarint(struct bb_rd *r)
+{
+	uint64_t v = 0;
+	for (int shift = 0; shift < 70; shift += 7) {
+		uint8_t b = bb_rd_u8(r);
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return r->err ? 0 : v;
+	}
+	bb_rd_fail(r);
+	return 0;
+}
+
+/* The same, failing the reader when the value does not fit 32 bits. */
+static inline uint32_t bb_rd_uvarint32(struct bb_rd *r)
+{
+	uint64_t v = bb_rd_uvarint(r);
+	if (v > UINT32_MAX) {
+		bb_rd_fail(r);
+		return 0;
+	}
+	return (uint32_t)v;
+}
+
 /* Borrows n bytes (returns a pointer into the input, or NULL on overrun). */
 static inline const uint8_t *bb_rd_bytes(struct bb_rd *r, size_t n)
 {

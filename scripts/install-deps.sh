@@ -3,7 +3,8 @@
 # Idempotent: does nothing (and needs no network) when all are present.
 # The servers and clients (dnsmasq, rpcbind, nginx, redis, memcached, PostgreSQL,
 # MariaDB, slapd, samba and their clients, h2load, python3-grpcio and -thrift,
-# nghttpx for the h2c upgrade, DBD::MariaDB for prepared statements)
+# nghttpx for the h2c upgrade, DBD::MariaDB for prepared statements;
+# libnghttp2-dev for the HPACK benchmark only)
 # are for the tests that capture real traffic in network namespaces; tshark is
 # their oracle. libcurl sends bbnest --otlp-endpoint; protoc and python3-protobuf
 # are the OTLP test's independent parser; chromium (headless) loads bbreport's page. apt's policy here keeps the servers from starting on install.
@@ -17,7 +18,7 @@ iproute2 ethtool curl dnsmasq-base dnsutils rpcbind nginx-light wrk tshark bc
 redis-server redis-tools memcached libmemcached-tools postgresql postgresql-contrib
 mariadb-server mariadb-client slapd ldap-utils samba smbclient nghttp2-client
 python3-grpcio python3-thrift
-nghttp2-proxy libdbd-mariadb-perl
+nghttp2-proxy libdbd-mariadb-perl libnghttp2-dev
 libcurl4-openssl-dev protobuf-compiler python3-protobuf chromium python3-websocket"
 
 missing=""

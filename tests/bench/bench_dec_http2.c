@@ -21,35 +21,11 @@
 #include "decoders/decoders.h"
 #include "tests/bench/bench_tok.h"
 
+#include "bench_h2.h"
+
 #define SEG 1448
 #define INFLIGHT 10
 #define ROUNDS 10
-
-struct buf {
-	uint8_t *b;
-	size_t n, cap;
-};
-
-static void put(struct buf *o, const void *p, size_t n)
-{
-	if (o->n + n > o->cap) {
-		o->cap = (o->n + n) * 2;
-		o->b = realloc(o->b, o->cap);
-		if (!o->b)
-			abort();
-	}
-	memcpy(o->b + o->n, p, n);
-	o->n += n;
-}
-
-static void frame(struct buf *o, int type, int flags, uint32_t sid, const void *p, size_t n)
-{
-	uint8_t h[9] = {(uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n, (uint8_t)type,
-		(uint8_t)flags, (uint8_t)(sid >> 24), (uint8_t)(sid >> 16), (uint8_t)(sid >> 8),
-		(uint8_t)sid};
-	put(o, h, 9);
-	put(o, p, n);
-}
 
 /* Huffman codes (RFC 7541 Appendix B) of the strings used. */
 static const uint8_t h_path[] = {0x62, 0x32, 0xd4, 0x49, 0xd7, 0xdc, 0x5b, 0x3b, 0x98, 0x85,

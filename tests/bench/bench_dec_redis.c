@@ -260,6 +260,8 @@ static void bench(const char *label, const char *name,
 	       label, mbytes, dt, mbytes / dt, (double)nmsg / dt, (unsigned long long)stats.calls,
 	       (unsigned long long)stats.rets, (unsigned long long)stats.malformed,
 	       (unsigned long long)stats.unmatched_ret, (unsigned long long)stats.evicted);
+	if (dec->free)
+		dec->free(st);
 	free(st);
 	free(q.p);
 	free(r.p);

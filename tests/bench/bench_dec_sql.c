@@ -288,6 +288,8 @@ static void run(const char *name, const char *as, const struct conv *c, long nx)
 	double dt = now_s() - t0;
 	if (dec->end)
 		dec->end(s, &ctx);
+	if (dec->free)
+		dec->free(s);
 	free(s);
 	printf("%-8s on %-6s %10.0f MB/s %12.0f messages/s  (%llu messages, %llu bytes, %.3f s; "
 	       "malformed %llu)\n",

@@ -6,3 +6,5 @@ bb_cli_test(dec_pipeline_fixture dec_pipeline_fixture.sh)
 # namespace, bbcap on the bridge (root; skips otherwise).
 bb_cli_test(dec_pipeline_live dec_pipeline_live.sh)
 set_tests_properties(cli_dec_pipeline_live PROPERTIES TIMEOUT 300 RUN_SERIAL ON)
+# Past the queue's bound (70,000 calls waiting on one connection): counted, never mispaired.
+bb_cli_test(dec_pipeline_bound dec_pipeline_bound.sh)

@@ -49,11 +49,7 @@ events { worker_connections 64; }
 http {
 	access_log off;
 	server_tokens off;
-	client_body_temp_path $T/tmp;
-	proxy_temp_path $T/tmp;
-	fastcgi_temp_path $T/tmp;
-	uwsgi_temp_path $T/tmp;
-	scgi_temp_path $T/tmp;
+$(for t in client_body proxy fastcgi uwsgi scgi; do printf '\t%s_temp_path %s;\n' $t "$T/tmp"; done)
 	keepalive_requests 100000;
 	server {
 		listen $srv:80;
@@ -115,28 +111,13 @@ until grep -q READY "$T/client.out"; do
 	i=$((i + 1)); [ $i -gt 100 ] && { echo "FAIL: client did not start"; cat "$T/client.out"; exit 1; }; sleep 0.1
 done
 
-filter="tcp and (port 80 or port 6379 or port 11211 or port 5432 or port 3306)"
-"$BB_BIN/bbcap" -i "$br" -w "$T/live.tr" $filter 2>"$T/bbcap.err" &
-cap=$!
-pids="$pids $cap"
-tcpdump -i "$br" -w "$T/live.pcap" -U -s 0 -B 65536 $filter 2>"$T/tcpdump.err" &
-tcpd=$!
-pids="$pids $tcpd"
-i=0
-until grep -qs '^#bbtrace' "$T/live.tr" "$T/live.tr".partial.* 2>/dev/null && [ -s "$T/live.pcap" ]; do
-	i=$((i + 1)); [ $i -gt 50 ] && { echo "FAIL: bbcap or tcpdump did not start"; cat "$T/bbcap.err"; exit 1; }; sleep 0.1
-done
-sleep 0.5
+rig_capture live tcp and '(' port 80 or port 6379 or port 11211 or port 5432 or port 3306 ')'
 echo go >&3
 exec 3>&-
 fail=0
 wait $client || { echo "FAIL: client"; cat "$T/client.out"; fail=1; }
 sleep 0.5
-kill -INT $cap
-wait $cap
-rc=$?
-kill -INT $tcpd
-wait $tcpd
+rig_capture_stop
 [ $rc -eq 0 ] || { echo "FAIL: bbcap exit $rc"; cat "$T/bbcap.err"; fail=1; }
 if [ -n "${BB_PIPELINE_KEEP:-}" ]; then
 	mkdir -p "$BB_PIPELINE_KEEP"

@@ -5,6 +5,9 @@
 #                      $net6::1) and $ns_s (server, $net.2 and $net6::2) on
 #                      10.OCTET.x.0/24, and removes them all on exit; skips
 #                      the test (77) when no bridge can be made.
+#   rig_capture NAME FILTER...  starts bbcap (-> $T/NAME.tr) and tcpdump (->
+#                      $T/NAME.pcap) on $br and waits until both write;
+#   rig_capture_stop   stops them (SIGINT); $rc is bbcap's exit status.
 #   pids               processes to stop on exit (stopped ones are continued).
 #   rig_extra_cleanup  a test may redefine it to stop what is not in $pids.
 # Needs $T (the test's scratch directory) and root.
@@ -47,4 +50,29 @@ rig_up() {
 		ip -n "$ns" link set lo up
 		n=$((n + 1))
 	done
+}
+
+rig_capture() {
+	cap_name=$1
+	shift
+	"$BB_BIN/bbcap" -i "$br" -w "$T/$cap_name.tr" "$@" 2>"$T/bbcap.err" &
+	cap=$!
+	tcpdump -i "$br" -w "$T/$cap_name.pcap" -U -s 0 -B 65536 "$@" 2>"$T/tcpdump.err" &
+	tcpd=$!
+	pids="$pids $cap $tcpd"
+	i=0
+	until grep -qs '^#bbtrace' "$T/$cap_name.tr" "$T/$cap_name.tr".partial.* 2>/dev/null && [ -s "$T/$cap_name.pcap" ]; do
+		i=$((i + 1))
+		[ $i -gt 50 ] && { echo "FAIL: bbcap or tcpdump did not start"; cat "$T/bbcap.err"; exit 1; }
+		sleep 0.1
+	done
+	sleep 0.5
+}
+
+rig_capture_stop() {
+	kill -INT $cap
+	wait $cap
+	rc=$?
+	kill -INT $tcpd
+	wait $tcpd
 }

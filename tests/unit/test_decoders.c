@@ -53,6 +53,39 @@ static void t_rd_sticky(void)
 	CHECK_INT(bb_rd_u8(&r4), 0); /* the 0xcc byte is not readable after an error */
 }
 
+/* peek, skip_any and the varints: what the decoders read instead of *r.p. */
+static void t_rd_peek_varint(void)
+{
+	const uint8_t b[] = {' ', '\t', ' ', 'x', 0xff};
+	struct bb_rd r = bb_rd_make(b, sizeof b);
+	CHECK_INT(bb_rd_peek(&r), ' ');
+	CHECK_INT(bb_rd_skip_any(&r, " \t"), 3);
+	CHECK_INT(bb_rd_peek(&r), 'x');
+	CHECK_INT(bb_rd_peek_at(&r, 1), 0xff); /* a byte, not a sign */
+	CHECK_INT(bb_rd_peek_at(&r, 2), -1);   /* past the end: -1, the reader not failed */
+	CHECK(bb_rd_ok(&r));
+	CHECK_INT(bb_rd_skip_any(&r, " "), 0);
+	bb_rd_skip(&r, 2);
+	CHECK_INT(bb_rd_peek(&r), -1);
+	CHECK_INT(bb_rd_skip_any(&r, " "), 0);
+	/* LEB128: 300 = ac 02; 2^63 in 10 bytes; 11 bytes fail; a cut one fails */
+	const uint8_t v[] = {0xac, 0x02, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
+	struct bb_rd rv = bb_rd_make(v, sizeof v);
+	CHECK_INT(bb_rd_uvarint(&rv), 300);
+	CHECK(bb_rd_uvarint(&rv) == UINT64_C(1) << 63);
+	CHECK(bb_rd_ok(&rv) && bb_rd_left(&rv) == 0);
+	const uint8_t big[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+	struct bb_rd rb = bb_rd_make(big, sizeof big);
+	CHECK(bb_rd_uvarint(&rb) == 0 && !bb_rd_ok(&rb));
+	struct bb_rd rc = bb_rd_make(v, 1);
+	CHECK(bb_rd_uvarint(&rc) == 0 && !bb_rd_ok(&rc));
+	/* 32 bits: 2^32 - 1 fits, 2^32 fails */
+	const uint8_t m32[] = {0xff, 0xff, 0xff, 0xff, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x10};
+	struct bb_rd r32 = bb_rd_make(m32, sizeof m32);
+	CHECK(bb_rd_uvarint32(&r32) == UINT32_MAX);
+	CHECK(bb_rd_uvarint32(&r32) == 0 && !bb_rd_ok(&r32));
+}
+
 static void t_rd_sub(void)
 {
 	const uint8_t b[] = {0, 3, 'a', 'b', 'c', 9};
@@ -528,6 +561,7 @@ static const struct unit_test tests[] = {
 	{"rd_basic", t_rd_basic},
 	{"rd_sticky", t_rd_sticky},
 	{"rd_sub", t_rd_sub},
+	{"rd_peek_varint", t_rd_peek_varint},
 	{"registry", t_registry},
 	{"generic_tcp", t_generic_tcp},
 	{"generic_udp", t_generic_udp},
