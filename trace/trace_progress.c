@@ -87,14 +87,23 @@ static void eta_text(double s, char *buf, size_t len)
 		snprintf(buf, len, "%d:%02d", (int)(s / 60), (int)s % 60);
 }
 
-void bb_progress_update(struct bb_progress *p, uint64_t done, const char *unit)
+/* Whether a line is due now (the first always is); sets *t to now. */
+static int due(struct bb_progress *p, double *t)
 {
 	if (!p || !p->out)
+		return 0;
+	*t = now_s();
+	if (p->shown && *t - p->last < PROGRESS_PERIOD)
+		return 0;
+	p->last = *t;
+	return 1;
+}
+
+void bb_progress_update(struct bb_progress *p, uint64_t done, const char *unit)
+{
+	double t;
+	if (!due(p, &t))
 		return;
-	double t = now_s();
-	if (p->shown && t - p->last < PROGRESS_PERIOD)
-		return;
-	p->last = t;
 	char d[32], tot[400] = "", r[32] = "", eta[48] = "";
 	grouped(done, d, sizeof(d));
 	double el = t - p->t0, rate = el > 0.05 ? (double)done / el : 0;
@@ -123,12 +132,9 @@ void bb_progress_update(struct bb_progress *p, uint64_t done, const char *unit)
 
 void bb_progress_text(struct bb_progress *p, const char *text)
 {
-	if (!p || !p->out)
+	double t;
+	if (!due(p, &t))
 		return;
-	double t = now_s();
-	if (p->shown && t - p->last < PROGRESS_PERIOD)
-		return;
-	p->last = t;
 	fprintf(p->out, "\r%s: %s\033[K", p->prog, text);
 	fflush(p->out);
 	p->shown = 1;

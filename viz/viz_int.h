@@ -28,6 +28,9 @@ int bb_viz_dump_json(FILE *out, json_t *root, struct bb_err *err);
  * Returns new, caller frees. */
 char *bb_viz_dot_label(const char *s);
 
+/* A new graph with the attributes of figure 8's pattern graphs (caller
+ * closes with agclose), or NULL. */
+Agraph_t *bb_viz_pattern_graph(const char *name);
 /* A pattern node and its subtree into sub (figure 8's labels); node ids
  * "p<rank>n<seq>". Returns the node. */
 Agnode_t *bb_viz_dot_node(Agraph_t *sub, const struct bb_vnode *v, unsigned rank, unsigned *seq);

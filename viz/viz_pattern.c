@@ -69,18 +69,26 @@ Agnode_t *bb_viz_dot_node(Agraph_t *sub, const struct bb_vnode *v, unsigned rank
 	return nd;
 }
 
-int bb_viz_patterns_dot(FILE *out, const struct bb_vpatterns *p, struct bb_err *err)
+Agraph_t *bb_viz_pattern_graph(const char *name)
 {
-	Agraph_t *g = agopen(S("patterns"), Agdirected, NULL);
-	if (!g) {
-		bb_err_set(err, "cannot create a graph");
-		return BB_ERR_IO;
-	}
+	Agraph_t *g = agopen(S(name), Agdirected, NULL);
+	if (!g)
+		return NULL;
 	set(g, "fontname", "Helvetica");
 	agattr(g, AGNODE, S("fontname"), S("Helvetica"));
 	agattr(g, AGEDGE, S("fontname"), S("Helvetica"));
 	agattr(g, AGNODE, S("label"), S("\\N"));
 	agattr(g, AGEDGE, S("label"), S(""));
+	return g;
+}
+
+int bb_viz_patterns_dot(FILE *out, const struct bb_vpatterns *p, struct bb_err *err)
+{
+	Agraph_t *g = bb_viz_pattern_graph("patterns");
+	if (!g) {
+		bb_err_set(err, "cannot create a graph");
+		return BB_ERR_IO;
+	}
 	for (size_t i = 0; i < p->n; i++) {
 		const struct bb_vpattern *pt = &p->v[i];
 		char name[32], total[BB_DUR_BUFSZ], label[96];

@@ -147,16 +147,11 @@ char *bb_viz_svc_svg(struct bb_vsvg *r, const struct bb_vsvc *s, size_t *len, st
 char *bb_viz_pattern_svg(struct bb_vsvg *r, const struct bb_vpattern *p, size_t *len,
                           struct bb_err *err)
 {
-	Agraph_t *g = agopen(S("pattern"), Agdirected, NULL);
+	Agraph_t *g = bb_viz_pattern_graph("pattern");
 	if (!g) {
 		bb_err_set(err, "cannot create a graph");
 		return NULL;
 	}
-	set(g, "fontname", "Helvetica");
-	agattr(g, AGNODE, S("fontname"), S("Helvetica"));
-	agattr(g, AGEDGE, S("fontname"), S("Helvetica"));
-	agattr(g, AGNODE, S("label"), S("\\N"));
-	agattr(g, AGEDGE, S("label"), S(""));
 	unsigned seq = 0;
 	bb_viz_dot_node(g, &p->root, p->rank, &seq);
 	char *svg = render_svg(r, g, len, err);
