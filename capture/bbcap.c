@@ -164,9 +164,29 @@ struct tick_ctx {
 	struct bb_cap *c;
 	struct bb_writer *w;
 	int verbose;
-	int progress;           /* stderr is a terminal and not -q */
-	int shown;
+	struct bb_progress *progress; /* stderr is a terminal and not -q, or NULL */
 };
+
+/* The one-line status: packets, calls, returns, drops, gaps (tcpdump's
+ * --print counters). */
+static void live_status(struct tick_ctx *t)
+{
+	struct bb_cap_stats s;
+	bb_cap_get_stats(t->c, &s);
+	unsigned long long calls = 0, rets = 0;
+	const struct bb_dec_stats *ds = bb_cap_dec_stats(t->c);
+	for (size_t i = 0; i < bb_dec_count(); i++) {
+		calls += ds[i].calls;
+		rets += ds[i].rets;
+	}
+	char line[256];
+	snprintf(line, sizeof line,
+	         "%llu packets, %llu calls, %llu returns, %llu dropped by kernel, "
+	         "%llu by interface, %llu TCP gaps",
+	         (unsigned long long)s.packets, calls, rets, (unsigned long long)s.dropped_kernel,
+	         (unsigned long long)s.dropped_iface, (unsigned long long)s.tcp_gaps);
+	bb_progress_text(t->progress, line);
+}
 
 static void tick(void *arg)
 {
@@ -180,14 +200,8 @@ static void tick(void *arg)
 	if (now != last) {
 		last = now;
 		bb_writer_flush(t->w, NULL);
-		if (t->progress) {
-			struct bb_cap_stats s;
-			bb_cap_get_stats(t->c, &s);
-			fprintf(stderr, "\rbbcap: %llu packets, %llu messages, %llu TCP gaps ",
-			        (unsigned long long)s.packets, (unsigned long long)s.messages,
-			        (unsigned long long)s.tcp_gaps);
-			t->shown = 1;
-		}
+		if (t->progress)
+			live_status(t);
 	}
 }
 
@@ -638,10 +652,10 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	struct tick_ctx tc = {c, w, verbose, !quiet && isatty(2), 0};
+	struct tick_ctx tc = {c, w, verbose,
+	                      !quiet && isatty(2) ? bb_progress_new(stderr, "bbcap") : NULL};
 	int run_rc = bb_cap_run(c, tick, &tc, &err);
-	if (tc.shown)
-		fputc('\n', stderr);
+	bb_progress_free(tc.progress);
 	if (run_rc < 0) {
 		/* A damaged file ends the read there; what came before stands. A
 		 * failing interface is an error (exit 1), said as one. */

@@ -102,6 +102,18 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* About how many messages the trace at path holds, for the ETA (0: unknown). */
+static uint64_t progress_total(const char *path)
+{
+	if (!path || strcmp(path, "-") == 0)
+		return 0;
+	FILE *f = fopen(path, "rb");
+	uint64_t n = bb_progress_estimate_lines(f);
+	if (f)
+		fclose(f);
+	return n;
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, PROG ": ");
@@ -289,11 +301,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct bb_rec rec;
-	int rc, progress = !quiet && isatty(STDERR_FILENO);
+	int rc;
+	struct bb_progress *progress =
+		!quiet && isatty(STDERR_FILENO) ? bb_progress_new(stderr, PROG) : NULL;
+	bb_progress_phase(progress, "reading", progress ? progress_total(path) : 0);
 	uint64_t nrec = 0;
 	while ((rc = bb_reader_next(r, &rec, &err)) > 0) {
-		if (progress && (++nrec & 0xfffff) == 0)
-			fprintf(stderr, "\r" PROG ": %" PRIu64 " messages read", nrec);
+		if ((++nrec & 0xffff) == 0)
+			bb_progress_update(progress, nrec, " messages");
 		const char *pathattr = p.truth ? bb_rec_attr(&rec, "path", NULL) : NULL;
 		if (bb_conv_add(conv, rec.ts_ns, rec.op, bb_reader_node(r, rec.sender),
 		                bb_reader_node(r, rec.receiver), rec.id_str, rec.id_len, pathattr,
@@ -306,25 +321,29 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
+	bb_progress_end(progress);
 	int status = 0;
 	if (rc < 0) {
 		fprintf(stderr, PROG ": error: %s\n", err.msg);
 		status = rc == BB_ERR_IO ? 1 : 2;
 	}
-	if (progress && nrec >= 0x100000)
-		fprintf(stderr, "\r" PROG ": %" PRIu64 " messages read, searching paths\n", nrec);
 	struct bb_reader_stats rs;
 	bb_reader_stats(r, &rs);
+	bb_progress_end(progress);
 	if (!status && rs.skipped)
 		fprintf(stderr,
 		        PROG ": skipped %" PRIu64 " bad lines (the first at line %" PRIu64 ")\n",
 		        rs.skipped, rs.first_bad_line);
 	bb_reader_free(r);
 
+	bb_progress_end(progress);
+	if (nrec >= 0x10000)
+		bb_progress_text(progress, "searching paths");
 	if (!status && bb_conv_run(conv, &err) != 0) {
 		fprintf(stderr, PROG ": error: %s\n", err.msg);
 		status = 2;
 	}
+	bb_progress_free(progress);
 	if (!status) {
 		/* a cut graph is partial output: say so, like skipped lines */
 		struct bb_conv_stats cst;

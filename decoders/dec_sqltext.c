@@ -191,7 +191,7 @@ void dec_sql_tokens(const uint8_t *sql, size_t n, int mysql, struct bb_dec_toks 
 	struct tok lit;
 	for (;;) {
 		skip_space(&r, mysql);
-		int c = peekc(&r);
+		int c = bb_rd_peek(&r);
 		if (c < 0)
 			return;
 		if (c == '\'' || (c == '"' && mysql)) {
@@ -205,13 +205,13 @@ void dec_sql_tokens(const uint8_t *sql, size_t n, int mysql, struct bb_dec_toks 
 		} else if (c >= '0' && c <= '9') {
 			const uint8_t *num = r.p;
 			size_t nl = 0;
-			while (is_ident(peekc(&r)) || peekc(&r) == '.') {
+			while (is_ident(bb_rd_peek(&r)) || bb_rd_peek(&r) == '.') {
 				bb_rd_skip(&r, 1);
 				nl++;
 			}
 			dec_tok_field(t, ctx, num, nl, 0);
 		} else if (is_ident(c)) {
-			while (is_ident(peekc(&r)))
+			while (is_ident(bb_rd_peek(&r)))
 				bb_rd_skip(&r, 1); /* a keyword, a name, a $1 parameter's tail */
 		} else {
 			bb_rd_skip(&r, 1);

@@ -98,22 +98,9 @@ static int parse_double(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
-struct progress {
-	struct timespec last;
-	int shown;
-};
-
 static void progress(void *ctx, uint64_t generated)
 {
-	struct progress *p = ctx;
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	double dt = (double)(now.tv_sec - p->last.tv_sec) + (now.tv_nsec - p->last.tv_nsec) * 1e-9;
-	if (p->shown && dt < 0.25)
-		return;
-	p->last = now;
-	p->shown = 1;
-	fprintf(stderr, "\rmaketrace: %" PRIu64 " messages", generated);
+	bb_progress_update(ctx, generated, " messages");
 }
 
 static void print_summary(const struct bb_mt_summary *s)
@@ -161,6 +148,7 @@ int main(int argc, char **argv)
 	struct bb_mt_config *cfg = NULL;
 	struct bb_mt_gen *g = NULL;
 	struct bb_writer *w = NULL;
+	struct bb_progress *prog = NULL;
 	int status = 0, rc;
 /* A usage error: one line, exit status 2. */
 #define USAGE(...)                                                                     \
@@ -251,13 +239,14 @@ int main(int argc, char **argv)
 		status = rc == BB_ERR_PARSE ? 2 : 1;
 		goto out;
 	}
-	struct progress prog = {{0, 0}, 0};
 	o.source = path;
 	o.skew = skew;
 	o.stats = summary;
 	if (!quiet && isatty(STDERR_FILENO)) {
+		prog = bb_progress_new(stderr, "maketrace");
+		bb_progress_phase(prog, "generating", o.set_messages ? o.messages : 0);
 		o.progress = progress;
-		o.progress_ctx = &prog;
+		o.progress_ctx = prog;
 	}
 	g = bb_mt_gen_new(cfg, &o, &err);
 	if (!g) {
@@ -272,8 +261,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	rc = bb_mt_gen_run(g, w, &err);
-	if (prog.shown)
-		fprintf(stderr, "\r%40s\r", "");
+	bb_progress_end(prog);
 	if (rc) {
 		fprintf(stderr, "maketrace: error: %s\n", err.msg);
 		bb_writer_close(w, NULL);
@@ -291,6 +279,7 @@ int main(int argc, char **argv)
 		print_summary(&s);
 	}
 out:
+	bb_progress_free(prog);
 	bb_mt_gen_free(g);
 	bb_mt_config_free(cfg);
 	bb_mt_skew_free(skew);

@@ -150,10 +150,23 @@ static int parse_range(const char *s, struct bb_nest_params *p)
 	               : 0;
 }
 
+/* Progress on a terminal: each pass of a run over about `total` messages. */
+struct prog {
+	struct bb_progress *p;
+	uint64_t total;
+	int pass;
+};
+
 static void progress(void *ctx, int pass, uint64_t records)
 {
-	(void)ctx;
-	fprintf(stderr, "\rbbnest: pass %d: %llu records", pass, (unsigned long long)records);
+	struct prog *g = ctx;
+	if (pass != g->pass) {
+		char phase[32];
+		snprintf(phase, sizeof phase, "pass %d of 2", pass);
+		bb_progress_phase(g->p, phase, g->total);
+		g->pass = pass;
+	}
+	bb_progress_update(g->p, records, " messages");
 }
 
 /* --instances, --otlp: each instance as it completes */
@@ -317,15 +330,19 @@ static int run_one(struct bb_nest *n, FILE *in, const char *name,
                    const struct bb_reader_opts *ro, int show_progress)
 {
 	struct bb_err err = {{0}};
-	if (show_progress)
-		bb_nest_set_progress(n, progress, NULL);
+	struct prog g = {NULL, 0, 0};
+	if (show_progress) {
+		g.p = bb_progress_new(stderr, prog);
+		g.total = bb_progress_estimate_lines(in);
+		bb_nest_set_progress(n, progress, &g);
+	}
 	if (fseek(in, 0, SEEK_SET) != 0) {
 		fprintf(stderr, "%s: error: %s: cannot rewind: %s\n", prog, name, strerror(errno));
 		return 1;
 	}
 	int rc = bb_nest_run_stream(n, in, name, ro, &err);
-	if (show_progress)
-		fputc('\n', stderr);
+	bb_nest_set_progress(n, NULL, NULL);
+	bb_progress_free(g.p);
 	if (rc < 0) {
 		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		return rc == BB_ERR_PARSE ? 2 : 1;

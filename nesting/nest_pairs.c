@@ -780,7 +780,7 @@ int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err)
 			    strcmp(bb_reader_meta(r, i) + 15, "hosts") != 0)
 				n->alias = 1;
 	while ((rc = bb_reader_next(r, &rec, err)) > 0) {
-		if ((++k & 0xfffff) == 0 && n->progress)
+		if ((++k & 0xffff) == 0 && n->progress)
 			n->progress(n->progress_ctx, n->pass, k);
 		if (rec.ts_ns > n->now) {
 			n->now = rec.ts_ns;
@@ -834,7 +834,7 @@ void nest_replay(struct bb_nest *n)
 	n->st.replayed = 1;
 	for (size_t i = 0; i < n->nrec; i++) {
 		struct mrec *m = &n->rec[i];
-		if (((i + 1) & 0xfffff) == 0 && n->progress)
+		if (((i + 1) & 0xffff) == 0 && n->progress)
 			n->progress(n->progress_ctx, 2, i + 1);
 		int64_t ts = m->u.ts;
 		if (ts > n->now) {

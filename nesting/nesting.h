@@ -154,7 +154,7 @@ int bb_nest_run_stream(struct bb_nest *n, FILE *fp, const char *name,
 int bb_nest_run_mem(struct bb_nest *n, const char *buf, size_t len, const char *name,
                     const struct bb_reader_opts *ro, struct bb_err *err);
 
-/* Optional progress: called about every 2^20 records with the pass (1 or 2)
+/* Optional progress: called every 2^16 records with the pass (1 or 2)
  * and the records read so far in it. */
 typedef void (*bb_nest_progress_fn)(void *ctx, int pass, uint64_t records);
 void bb_nest_set_progress(struct bb_nest *n, bb_nest_progress_fn fn, void *ctx);

@@ -29,11 +29,7 @@ static void usage(FILE *out)
 	        "      --min-z Z          and at least Z standard errors (default 4)\n"
 	        "      --min-share S      smallest change of a path's share (default 0.02)\n"
 	        "      --min-count N      compare patterns seen N times in both (default 10)\n"
-	        "nesting, for traces (as bbnest):\n"
-	        "      --penalty X,Y,Z    child penalty exponents (default 2,0,0)\n"
-	        "      --smooth SIGMA     Gaussian smoothing of the scoreboard, in bins\n"
-	        "      --skew-window D    loosen nesting comparisons by D\n"
-	        "      --global           choose all parents at once\n"
+	        "for traces (as bbnest):\n" BB_REP_NEST_USAGE
 	        "  -h, --help             this help\n"
 	        "      --version          version\n"
 	        "Exit status: 0 when nothing changed, 3 when something did, 1 on failure, 2 on\n"
@@ -66,11 +62,8 @@ enum {
 	OPT_MIN_Z,
 	OPT_MIN_SHARE,
 	OPT_MIN_COUNT,
-	OPT_PENALTY,
-	OPT_SMOOTH,
-	OPT_SKEW,
-	OPT_GLOBAL,
 	OPT_VERSION,
+	OPT_NEST, /* BB_REP_NEST_NOPTS values from here */
 };
 
 static const struct option longopts[] = {
@@ -82,10 +75,7 @@ static const struct option longopts[] = {
 	{"min-z", required_argument, NULL, OPT_MIN_Z},
 	{"min-share", required_argument, NULL, OPT_MIN_SHARE},
 	{"min-count", required_argument, NULL, OPT_MIN_COUNT},
-	{"penalty", required_argument, NULL, OPT_PENALTY},
-	{"smooth", required_argument, NULL, OPT_SMOOTH},
-	{"skew-window", required_argument, NULL, OPT_SKEW},
-	{"global", no_argument, NULL, OPT_GLOBAL},
+	BB_REP_NEST_LONGOPTS(OPT_NEST),
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -136,22 +126,6 @@ int main(int argc, char **argv)
 				return usage_error("--min-count: bad count '%s'", optarg);
 			dp.min_count = (uint64_t)v;
 			break;
-		case OPT_PENALTY:
-			if (sscanf(optarg, "%lf,%lf,%lf", &np.penalty_x, &np.penalty_y, &np.penalty_z) != 3)
-				return usage_error("--penalty: expected X,Y,Z, not '%s'", optarg);
-			break;
-		case OPT_SMOOTH:
-			if (parse_num(optarg, &v) != 0)
-				return usage_error("--smooth: bad number '%s'", optarg);
-			np.smooth_sigma = v;
-			break;
-		case OPT_SKEW:
-			if (bb_duration_parse(optarg, &np.skew_window_ns) != 0)
-				return usage_error("--skew-window: bad duration '%s'", optarg);
-			break;
-		case OPT_GLOBAL:
-			np.global = 1;
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -160,6 +134,12 @@ int main(int argc, char **argv)
 			       bb_viz_graphviz_version(), bb_viz_jansson_version());
 			return 0;
 		default:
+			if (c >= OPT_NEST && c < OPT_NEST + BB_REP_NEST_NOPTS) {
+				struct bb_err e = {{0}};
+				if (bb_rep_nest_option(c - OPT_NEST, optarg, &np, &e) != 0)
+					return usage_error("%s", e.msg);
+				break;
+			}
 			fprintf(stderr, "Try 'bbdiff --help' for more information.\n");
 			return 2;
 		}

@@ -23,10 +23,7 @@ static void usage(FILE *out)
 	        "  -o, --output FILE      the page to write (required)\n"
 	        "  -b, --baseline RUN     compare with RUN (a trace or bbnest --json output)\n"
 	        "      --top N            patterns in the table and as graphs (default 30; 0 all)\n"
-	        "      --penalty X,Y,Z    nesting: child penalty exponents (default 2,0,0)\n"
-	        "      --smooth SIGMA     nesting: Gaussian smoothing of the scoreboard\n"
-	        "      --skew-window D    nesting: loosen comparisons by D\n"
-	        "      --global           nesting: choose all parents at once\n"
+	        BB_REP_NEST_USAGE
 	        "  -h, --help             this help\n"
 	        "      --version          version\n");
 }
@@ -39,16 +36,13 @@ static int usage_error(const char *fmt, const char *arg)
 	return 2;
 }
 
-enum { OPT_TOP = 256, OPT_PENALTY, OPT_SMOOTH, OPT_SKEW, OPT_GLOBAL, OPT_VERSION };
+enum { OPT_TOP = 256, OPT_VERSION, OPT_NEST /* BB_REP_NEST_NOPTS values from here */ };
 
 static const struct option longopts[] = {
 	{"output", required_argument, NULL, 'o'},
 	{"baseline", required_argument, NULL, 'b'},
 	{"top", required_argument, NULL, OPT_TOP},
-	{"penalty", required_argument, NULL, OPT_PENALTY},
-	{"smooth", required_argument, NULL, OPT_SMOOTH},
-	{"skew-window", required_argument, NULL, OPT_SKEW},
-	{"global", no_argument, NULL, OPT_GLOBAL},
+	BB_REP_NEST_LONGOPTS(OPT_NEST),
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -76,22 +70,6 @@ int main(int argc, char **argv)
 			if (errno || end == optarg || *end || *optarg == '-')
 				return usage_error("--top: bad count '%s'", optarg);
 			break;
-		case OPT_PENALTY:
-			if (sscanf(optarg, "%lf,%lf,%lf", &np.penalty_x, &np.penalty_y, &np.penalty_z) != 3)
-				return usage_error("--penalty: expected X,Y,Z, not '%s'", optarg);
-			break;
-		case OPT_SMOOTH:
-			np.smooth_sigma = strtod(optarg, &end);
-			if (end == optarg || *end)
-				return usage_error("--smooth: bad number '%s'", optarg);
-			break;
-		case OPT_SKEW:
-			if (bb_duration_parse(optarg, &np.skew_window_ns) != 0)
-				return usage_error("--skew-window: bad duration '%s'", optarg);
-			break;
-		case OPT_GLOBAL:
-			np.global = 1;
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -100,6 +78,12 @@ int main(int argc, char **argv)
 			       bb_viz_graphviz_version(), bb_viz_jansson_version());
 			return 0;
 		default:
+			if (c >= OPT_NEST && c < OPT_NEST + BB_REP_NEST_NOPTS) {
+				struct bb_err e = {{0}};
+				if (bb_rep_nest_option(c - OPT_NEST, optarg, &np, &e) != 0)
+					return usage_error("%s", e.msg);
+				break;
+			}
 			fprintf(stderr, "Try 'bbreport --help' for more information.\n");
 			return 2;
 		}

@@ -6,6 +6,36 @@
 
 #include "report/report.h"
 
+int bb_rep_nest_option(int k, const char *arg, struct bb_nest_params *np, struct bb_err *err)
+{
+	char *end;
+	switch (k) {
+	case 0:
+		if (sscanf(arg, "%lf,%lf,%lf", &np->penalty_x, &np->penalty_y, &np->penalty_z) != 3) {
+			bb_err_set(err, "--penalty: expected X,Y,Z, not '%s'", arg);
+			return -1;
+		}
+		return 0;
+	case 1:
+		errno = 0;
+		np->smooth_sigma = strtod(arg, &end);
+		if (errno || end == arg || *end) {
+			bb_err_set(err, "--smooth: bad number '%s'", arg);
+			return -1;
+		}
+		return 0;
+	case 2:
+		if (bb_duration_parse(arg, &np->skew_window_ns) != 0) {
+			bb_err_set(err, "--skew-window: bad duration '%s'", arg);
+			return -1;
+		}
+		return 0;
+	default:
+		np->global = 1;
+		return 0;
+	}
+}
+
 struct bb_rep_run {
 	struct bb_nest *nest;           /* a trace */
 	struct bb_vpatterns_doc *doc;   /* JSON */

@@ -23,6 +23,24 @@ struct bb_rep_load_opts {
 	void *ctx;
 };
 
+/* The nesting options bbdiff and bbreport take, spelt as bbnest's: getopt_long
+ * entries with values BASE .. BASE+3, and their usage lines. */
+#define BB_REP_NEST_LONGOPTS(base)                                                          \
+	{"penalty", required_argument, NULL, (base)},                                          \
+	{"smooth", required_argument, NULL, (base) + 1},                                       \
+	{"skew-window", required_argument, NULL, (base) + 2},                                  \
+	{"global", no_argument, NULL, (base) + 3}
+#define BB_REP_NEST_NOPTS 4
+#define BB_REP_NEST_USAGE                                                                   \
+	"      --penalty X,Y,Z    nesting: child penalty exponents (default 2,0,0)\n"         \
+	"      --smooth SIGMA     nesting: Gaussian smoothing of the scoreboard, in bins\n"   \
+	"      --skew-window D    nesting: loosen comparisons by D\n"                         \
+	"      --global           nesting: choose all parents at once\n"
+/* Applies nesting option k (0 .. BB_REP_NEST_NOPTS-1, in the order above)
+ * with its argument to np. Returns 0, or -1 with err saying what is wrong
+ * with arg. */
+int bb_rep_nest_option(int k, const char *arg, struct bb_nest_params *np, struct bb_err *err);
+
 /* Loads path: a file starting with '{' is bbnest --json output (read back),
  * anything else a trace (nested here, histogram bins kept). Returns new (free
  * with bb_rep_run_free) or NULL with err set. */

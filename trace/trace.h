@@ -237,4 +237,26 @@ int64_t bb_out_mark(FILE *fp);
  * behind; what was in the file before mark stays. mark -1 does nothing. */
 void bb_out_cut(FILE *fp, int64_t mark);
 
+/* ---- progress on a terminal ------------------------------------------------------ */
+
+/* One status line on out (the caller decides: a terminal, not -q; NULL
+ * shows nothing), rewritten at most 4 times a second: "prog: phase: N unit
+ * of ~TOTAL (P%), RATE, ETA M:SS". New; free with bb_progress_free (which
+ * ends the line). All functions accept NULL. */
+struct bb_progress;
+struct bb_progress *bb_progress_new(FILE *out, const char *prog);
+void bb_progress_free(struct bb_progress *p);
+/* Starts a phase ("pass 1 of 2") expecting about total units (0: unknown);
+ * the rate counts from here. */
+void bb_progress_phase(struct bb_progress *p, const char *phase, uint64_t total);
+/* done units of the phase so far ("messages"). */
+void bb_progress_update(struct bb_progress *p, uint64_t done, const char *unit);
+/* A free-form status line instead ("12 packets, 3 calls"). */
+void bb_progress_text(struct bb_progress *p, const char *text);
+/* Clears the line, if one is shown. */
+void bb_progress_end(struct bb_progress *p);
+/* About how many lines the regular file f holds, from its size and its first
+ * 64 KiB; 0 when unknown (a pipe). Reads with pread: f's position stays. */
+uint64_t bb_progress_estimate_lines(FILE *f);
+
 #endif

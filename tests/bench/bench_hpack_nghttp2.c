@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 	struct bb_dec_stats st;
 	memset(&st, 0, sizeof st);
 	struct bb_dec_ctx ctx = {1, "10.0.0.1:40000", "10.0.0.2:50051", BB_TR_TCP, &st, bench_pos_time, sink,
-		NULL};
+		NULL, NULL};
 	const struct buf *both[2] = {&dirs[0], &dirs[1]};
 	void *state = calloc(1, bb_dec_http2.state_size);
 	t0 = bench_cpu_s();

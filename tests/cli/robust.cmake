@@ -17,3 +17,4 @@ set_tests_properties(cli_robust_bbcap_live PROPERTIES TIMEOUT 180 RUN_SERIAL ON)
 # whole lines kept in traces, no torn dot/JSON/text.
 bb_cli_test(robust_fulldisk robust_fulldisk.sh)
 set_tests_properties(cli_robust_fulldisk PROPERTIES TIMEOUT 600)
+bb_cli_test(progress_tty progress_tty.sh)
