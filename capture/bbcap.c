@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <pcap/pcap.h>
 
 #include "capture/capture.h"
-
-#define CAPTURE_LINE_WIDTH 1400
+#include "traceio/traceio.h"
 
 static struct bb_cap *g_cap;
 static volatile sig_atomic_t g_usr1;
@@ -50,6 +50,7 @@ static void usage(FILE *f)
 	        "  -r, --read FILE          read a capture (\"-\" is standard input); repeatable,\n"
 	        "                           files are merged in time order\n"
 	        "  -i, --interface IFACE    capture live (promiscuous)\n"
+	        "  -D, --list-interfaces    list the interfaces -i can capture on, and exit\n"
 	        "  -w, --write FILE         trace output (default \"-\", standard output)\n"
 	        "  -B, --buffer-size MB     kernel buffer for -i (default 32)\n"
 	        "  -s, --snaplen BYTES      bytes kept per packet for -i (default 262144)\n"
@@ -57,11 +58,14 @@ static void usage(FILE *f)
 	        "      --duration DUR       stop after DUR (\"30s\", \"5m\")\n"
 	        "  -Z, --user USER          drop root privileges to USER after opening -i\n"
 	        "      --server-ports       name servers \"ip:port\" (clients stay \"ip\")\n"
+	        "  -n, --no-resolve         no name resolution (what bbcap always does; for\n"
+	        "                           tcpdump's users)\n"
 	        "      --names FILE         address-to-name map in hosts-file format\n"
 	        "      --decode-as PORT=NAME  decode traffic on PORT with decoder NAME\n"
 	        "      --no-decoder NAME    disable a decoder (\"generic\" included)\n"
 	        "      --list-decoders      list the decoders and exit\n"
-	        "      --reorder-window DUR hold records DUR to write them in time order (2s)\n"
+	        "      --reorder-window DUR longest a record waits for slower messages (2s)\n"
+	        "      --fixed-hold         every record waits the whole window (for comparisons)\n"
 	        "      --max-streams N      concurrent TCP streams (default 65536)\n"
 	        "      --reassembly ENGINE  TCP reassembly: bbcap (default) or libnids\n"
 	        "      --token-salt STRING  key of the tok= and ctx= hashes (default: random\n"
@@ -71,7 +75,7 @@ static void usage(FILE *f)
 	        "  -v, --verbose            more detail in the summary; one line per malformed\n"
 	        "                           message\n"
 	        "  -h, --help               this help\n"
-	        "      --version            versions of bbcap, libpcap and libnids\n"
+	        "  -V, --version            versions of bbcap, libpcap, libnids, zlib and zstd\n"
 	        "\n"
 	        "SIGINT/SIGTERM stop, flush and summarise; SIGUSR1 prints the counters.\n");
 }
@@ -181,56 +185,99 @@ static void tick(void *arg)
 	}
 }
 
-/* Rewrites the padded "#capture" line of a regular output file in place. */
-static int rewrite_capture(const char *path, const char *text, struct bb_err *err)
+/* The output file: written under a temporary name in the same directory and
+ * renamed over the -w name at the end, so that an existing trace is never
+ * emptied by a run that fails, and a crash leaves the records so far in the
+ * temporary file. Standard output and what is not a regular file (a FIFO,
+ * /dev/null) are written directly, and so is the -w file of a capture that
+ * drops root (-Z). */
+struct output {
+	const char *path;       /* the -w name */
+	char *tmp;              /* the temporary name, or NULL when written directly */
+};
+
+static int output_done(struct output *o, int keep, struct bb_err *err);
+
+static struct bb_writer *output_open(struct output *o, const char *path, int in_place,
+                                     struct bb_err *err)
 {
-	char head[8192];
-	int fd = open(path, O_RDWR);
+	struct stat sb;
+	o->path = path;
+	o->tmp = NULL;
+	int exists = stat(path, &sb) == 0;
+	if (strcmp(path, "-") == 0 || (exists && !S_ISREG(sb.st_mode)) || in_place)
+		return bb_tio_writer_open(path, err);
+	size_t n = strlen(path);
+	o->tmp = malloc(n + 16);
+	if (!o->tmp)
+		abort();
+	memcpy(o->tmp, path, n);
+	memcpy(o->tmp + n, ".partial.XXXXXX", 16);
+	int fd = mkstemp(o->tmp);
 	if (fd < 0) {
-		bb_err_set(err, "%s: %s", path, strerror(errno));
-		return -1;
+		bb_err_set(err, "%s: cannot open for writing: %s", path, strerror(errno));
+		free(o->tmp);
+		o->tmp = NULL;
+		return NULL;
 	}
-	ssize_t n = pread(fd, head, sizeof head - 1, 0);
-	if (n <= 0) {
-		close(fd);
-		return 0;
+	/* The mode a new file would get (mkstemp makes it 0600), or the old one's. */
+	mode_t um = umask(0);
+	umask(um);
+	if (fchmod(fd, exists ? sb.st_mode & 07777 : 0666 & ~um) < 0) {
+		/* not fatal: the trace is still written */
 	}
-	head[n] = '\0';
-	char *at = strstr(head, "\n#capture ");
-	if (!at) {
-		close(fd);
-		return 0;
-	}
-	at++;
-	char *nl = strchr(at, '\n');
-	if (!nl) {
-		close(fd);
-		return 0;
-	}
-	size_t width = (size_t)(nl - at);
-	char line[CAPTURE_LINE_WIDTH + 64];
-	int k = snprintf(line, sizeof line, "#%s", text);
-	if (k >= (int)sizeof line)
-		k = (int)sizeof line - 1;
-	if (k < 0 || (size_t)k > width) {
-		/* Does not fit: append it at the end instead. */
-		int rc = 0;
-		if (lseek(fd, 0, SEEK_END) < 0 || write(fd, line, (size_t)k) != (ssize_t)k ||
-		    write(fd, "\n", 1) != 1) {
-			bb_err_set(err, "%s: %s", path, strerror(errno));
-			rc = -1;
-		}
-		close(fd);
-		return rc;
-	}
-	memset(line + k, ' ', width - (size_t)k);
+	/* Messages name the -w file: the temporary one is an implementation
+	 * detail. A ".gz" or ".zst" name gets a compressed trace. */
+	enum bb_fmt f = bb_fmt_of_name(path);
+	if (f == BB_FMT_TEXT)
+		return bb_writer_fdopen(fd, path, err);
+	FILE *fp = bb_tio_fdopen_write(fd, f, path, err);
+	if (fp)
+		return bb_writer_fopen_own(fp, path, err);
+	output_done(o, 0, NULL);
+	return NULL;
+}
+
+/* Renames the temporary file over the -w name (keep 1), or removes it
+ * (keep 0: nothing was captured because the run could not start). */
+static int output_done(struct output *o, int keep, struct bb_err *err)
+{
 	int rc = 0;
-	if (pwrite(fd, line, width, at - head) != (ssize_t)width) {
-		bb_err_set(err, "%s: %s", path, strerror(errno));
+	if (!o->tmp)
+		return 0;
+	if (!keep)
+		unlink(o->tmp);
+	else if (rename(o->tmp, o->path) < 0) {
+		bb_err_set(err, "%s: cannot rename the trace into place: %s; it is in %s", o->path,
+		           strerror(errno), o->tmp);
 		rc = -1;
 	}
-	close(fd);
+	free(o->tmp);
+	o->tmp = NULL;
 	return rc;
+}
+
+/* -D: the interfaces libpcap can open, numbered, as tcpdump -D lists them. */
+static int list_interfaces(void)
+{
+	char eb[PCAP_ERRBUF_SIZE];
+	pcap_if_t *all = NULL;
+	eb[0] = '\0';
+	if (pcap_findalldevs(&all, eb) < 0) {
+		fprintf(stderr, "bbcap: error: cannot list interfaces: %s\n", eb);
+		return 1;
+	}
+	int i = 1;
+	for (pcap_if_t *d = all; d; d = d->next, i++) {
+		printf("%d.%s", i, d->name);
+		if (d->description)
+			printf(" (%s)", d->description);
+		printf(" [%s%s%s]\n", (d->flags & PCAP_IF_UP) ? "Up" : "Down",
+		       (d->flags & PCAP_IF_RUNNING) ? ", Running" : "",
+		       (d->flags & PCAP_IF_LOOPBACK) ? ", Loopback" : "");
+	}
+	pcap_freealldevs(all);
+	return 0;
 }
 
 static int drop_root(const char *user)
@@ -250,8 +297,8 @@ static int drop_root(const char *user)
 
 enum {
 	OPT_DURATION = 256, OPT_SERVER_PORTS, OPT_NAMES, OPT_DECODE_AS, OPT_NO_DECODER,
-	OPT_LIST, OPT_VERSION, OPT_REORDER, OPT_MAX_STREAMS, OPT_REASSEMBLY, OPT_TOKEN_SALT,
-	OPT_NO_TOKENS
+	OPT_LIST, OPT_VERSION, OPT_REORDER, OPT_FIXED_HOLD, OPT_MAX_STREAMS, OPT_REASSEMBLY,
+	OPT_TOKEN_SALT, OPT_NO_TOKENS
 };
 
 /* The tok=/ctx= key from --token-salt, or from 16 random bytes; "#tokens"
@@ -303,6 +350,7 @@ int main(int argc, char **argv)
 		{"no-decoder", required_argument, NULL, OPT_NO_DECODER},
 		{"list-decoders", no_argument, NULL, OPT_LIST},
 		{"reorder-window", required_argument, NULL, OPT_REORDER},
+		{"fixed-hold", no_argument, NULL, OPT_FIXED_HOLD},
 		{"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
 		{"reassembly", required_argument, NULL, OPT_REASSEMBLY},
 		{"token-salt", required_argument, NULL, OPT_TOKEN_SALT},
@@ -310,7 +358,9 @@ int main(int argc, char **argv)
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, OPT_VERSION},
+		{"version", no_argument, NULL, 'V'},
+		{"list-interfaces", no_argument, NULL, 'D'},
+		{"no-resolve", no_argument, NULL, 'n'},
 		{NULL, 0, NULL, 0},
 	};
 	struct bb_cap_opts o;
@@ -323,7 +373,7 @@ int main(int argc, char **argv)
 
 	memset(&o, 0, sizeof o);
 	err.msg[0] = '\0';
-	while ((opt = getopt_long(argc, argv, "+r:i:w:B:s:c:Z:qvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+r:i:w:B:s:c:Z:DnqvhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			files = realloc(files, (nfiles + 1) * sizeof *files);
@@ -396,6 +446,9 @@ int main(int argc, char **argv)
 				printf(" %s\n", d->summary);
 			}
 			return 0;
+		case OPT_FIXED_HOLD:
+			o.fixed_hold = 1;
+			break;
 		case OPT_REORDER:
 			if (bb_duration_parse(optarg, &o.reorder_ns) < 0 || o.reorder_ns <= 0)
 				return bad_usage("--reorder-window: bad duration \"%s\"", optarg);
@@ -433,12 +486,17 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case OPT_VERSION: {
-			char v[256];
+		case 'V': {
+			char v[256], z[128];
 			bb_cap_lib_versions(v, sizeof v);
-			printf("bbcap %s (%s)\n", BB_VERSION, v);
+			bb_tio_lib_versions(z, sizeof z);
+			printf("bbcap %s (%s, %s)\n", BB_VERSION, v, z);
 			return 0;
 		}
+		case 'D':
+			return list_interfaces();
+		case 'n':
+			break; /* bbcap never resolves names: node names are addresses */
 		default:
 			fprintf(stderr, "Try 'bbcap --help' for more information.\n");
 			return 2;
@@ -478,24 +536,21 @@ int main(int argc, char **argv)
 		free(files);
 		return 1;
 	}
-	struct bb_writer *w = bb_writer_open(out, &err);
-	struct bb_cap *c = NULL;
-	if (!w) {
-		fprintf(stderr, "bbcap: error: %s\n", err.msg);
-		goto done;
-	}
-	c = bb_cap_new(&o, w, &err);
+	struct bb_writer *w = NULL;
+	struct output outf = {out, NULL};
+	/* The sources and the filter first: a typo in either leaves -w alone. */
+	struct bb_cap *c = bb_cap_new(&o, NULL, &err);
 	if (!c) {
 		fprintf(stderr, "bbcap: error: %s\n", err.msg);
 		goto done;
 	}
 	if (iface) {
-		if (bb_cap_open_live(c, iface, filter, &err) < 0) {
+		int orc = bb_cap_open_live(c, iface, filter, &err);
+		if (orc < 0) {
 			fprintf(stderr, "bbcap: error: %s\n", err.msg);
+			rc = orc == BB_ERR_ARG ? 2 : 1;
 			goto done;
 		}
-		if (user && drop_root(user) < 0)
-			goto done;
 	} else {
 		for (size_t i = 0; i < nfiles; i++) {
 			if (bb_cap_add_file(c, files[i], &err) < 0) {
@@ -509,6 +564,20 @@ int main(int argc, char **argv)
 			goto done;
 		}
 	}
+	/* With -Z the file is written in place, opened as root, as tcpdump does:
+	 * USER may not be allowed to rename in its directory. */
+	w = output_open(&outf, out, iface && user, &err);
+	if (!w) {
+		fprintf(stderr, "bbcap: error: %s\n", err.msg);
+		goto done;
+	}
+	bb_cap_set_writer(c, w);
+	if (iface && user && drop_root(user) < 0) {
+		bb_writer_close(w, NULL);
+		w = NULL;
+		output_done(&outf, 0, NULL);
+		goto done;
+	}
 
 	char src[1024], v[256];
 	int sn = snprintf(src, sizeof src, "source bbcap");
@@ -518,22 +587,8 @@ int main(int argc, char **argv)
 		sn += snprintf(src + sn, sizeof src - (size_t)sn, " -r %s", files[i]);
 	bb_cap_lib_versions(v, sizeof v);
 	snprintf(src + sn, sizeof src - (size_t)sn, " (%s)", v);
-	char capline[CAPTURE_LINE_WIDTH + 1];
-	int regular = 0;
-	struct stat sb;
-	/* access(): after -Z the file, opened as root, may not be ours to reopen. */
-	if (strcmp(out, "-") != 0 && stat(out, &sb) == 0 && S_ISREG(sb.st_mode) &&
-	    access(out, R_OK | W_OK) == 0)
-		regular = 1;
 	bb_writer_meta(w, src, NULL);
 	bb_writer_meta(w, tokline, NULL);
-	if (regular) {
-		/* Rewritten in place at the end with the final counts. */
-		int k = snprintf(capline, sizeof capline, "capture pending");
-		memset(capline + k, ' ', CAPTURE_LINE_WIDTH - (size_t)k - 1);
-		capline[CAPTURE_LINE_WIDTH - 1] = '\0';
-		bb_writer_meta(w, capline, NULL);
-	}
 	bb_writer_flush(w, NULL);
 
 	g_cap = c;
@@ -556,19 +611,27 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bbcap: %s: %s\n", iface ? "error" : "warning", err.msg);
 	}
 	int fin_rc = bb_cap_finish(c, &err);
+	/* The counts go last, when they are known (the trace is written as it
+	 * goes, so nothing before it is rewritten). */
+	char capline[4096];
 	bb_cap_summary(c, capline, sizeof capline);
-	if (!regular)
-		bb_writer_meta(w, capline, NULL); /* a pipe cannot be rewritten: at the end */
+	bb_writer_meta(w, capline, NULL);
 	/* Close even when finishing failed, so the writer is freed; the first
 	 * error is the one reported. */
 	int close_rc = bb_writer_close(w, fin_rc < 0 ? NULL : &err);
 	w = NULL;
+	/* Renamed into place even after a write error: what was written (whole
+	 * lines, the disk being full) is the capture, and is said to be cut. */
+	struct bb_err rerr;
+	int ren_rc = output_done(&outf, 1, &rerr);
 	if (fin_rc < 0 || close_rc < 0) {
 		fprintf(stderr, "bbcap: error: %s\n", err.msg);
+		if (ren_rc < 0)
+			fprintf(stderr, "bbcap: error: %s\n", rerr.msg);
 		goto done;
 	}
-	if (regular && rewrite_capture(out, capline, &err) < 0) {
-		fprintf(stderr, "bbcap: error: %s\n", err.msg);
+	if (ren_rc < 0) {
+		fprintf(stderr, "bbcap: error: %s\n", rerr.msg);
 		goto done;
 	}
 	if (!quiet)
@@ -578,8 +641,11 @@ int main(int argc, char **argv)
 done:
 	g_cap = NULL;
 	bb_cap_free(c);
-	if (w)
+	if (w) {
 		bb_writer_close(w, NULL);
+		output_done(&outf, 0, NULL);
+	}
+	free(outf.tmp);
 	free(filter);
 	free(files);
 	return rc;

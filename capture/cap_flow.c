@@ -29,15 +29,25 @@ static void ensure_hash(struct bb_cap *c)
 	c->udp_hash = bb_xcalloc(c->hash_size, sizeof *c->udp_hash);
 }
 
+/* Every time handed to a decoder is noted (a lease): the first byte of a
+ * message it emits later is one of them, so the oldest lease bounds what
+ * the flow may still emit (cap_out.c). */
 static int64_t time_at(void *arg, int dir, uint64_t pos)
 {
 	struct cap_conn *k = arg;
-	if (k->transport == BB_TR_UDP || dir < 0 || dir > 1)
+	if (dir < 0 || dir > 1)
 		return k->cap->pkt_ns;
 	struct cap_dirbuf *d = &k->d[dir];
-	int64_t t = d->nmarks > d->mark0 ? d->marks[d->mark0].ts : k->cap->pkt_ns;
-	for (size_t i = d->mark0; i < d->nmarks && d->marks[i].pos <= pos; i++)
-		t = d->marks[i].ts;
+	int64_t t;
+	if (k->transport == BB_TR_UDP) {
+		t = k->cap->pkt_ns;
+		pos += d->udp_pos; /* datagrams laid end to end */
+	} else {
+		t = d->nmarks > d->mark0 ? d->marks[d->mark0].ts : k->cap->pkt_ns;
+		for (size_t i = d->mark0; i < d->nmarks && d->marks[i].pos <= pos; i++)
+			t = d->marks[i].ts;
+	}
+	cap_wm_lease(k, dir, pos, t);
 	return t;
 }
 
@@ -60,6 +70,9 @@ static struct cap_conn *conn_new(struct bb_cap *c, unsigned tr, uint32_t sa, uin
 	k->port_dec = -1;
 	k->cap = c;
 	k->last_ns = c->now_ns;
+	k->open_ns = k->held_ns = INT64_MAX;
+	k->floor_ns = INT64_MIN;
+	k->wm_slot = SIZE_MAX;
 	cap_addr_name(c, sa, sp, 1, k->client, sizeof k->client);
 	cap_addr_name(c, da, dp, 1, k->server, sizeof k->server);
 	/* The server is named ip:port with --server-ports; clients always by ip. */
@@ -121,6 +134,7 @@ static void conn_end(struct cap_conn *k)
 		const struct bb_decoder *dec = bb_dec_at((size_t)k->dec);
 		if (dec->end)
 			dec->end(k->state, &k->ctx);
+		cap_wm_remove(k);
 		if (dec->free)
 			dec->free(k->state);
 	}
@@ -181,8 +195,10 @@ void cap_tcp_idle(struct bb_cap *c, int64_t cutoff_ns)
 		act_remove(c, k);
 		if (k->dec >= 0) {
 			const struct bb_decoder *dec = bb_dec_at((size_t)k->dec);
-			if (dec->idle)
+			if (dec->idle) {
 				dec->idle(k->state, &k->ctx);
+				cap_wm_update(k);
+			}
 		}
 		k = prev;
 	}
@@ -246,6 +262,8 @@ static void add_mark(struct cap_dirbuf *d, uint64_t pos, int64_t ts)
 {
 	if (d->nmarks > d->mark0 && d->marks[d->nmarks - 1].ts == ts)
 		return; /* same time: the earlier mark covers these bytes */
+	if (d->nmarks > d->mark0 && d->marks[d->nmarks - 1].ts > ts)
+		d->marks_unordered = 1;
 	if (d->nmarks == d->capmarks) {
 		if (d->mark0 > 0) {
 			memmove(d->marks, d->marks + d->mark0, (d->nmarks - d->mark0) * sizeof *d->marks);
@@ -303,6 +321,7 @@ size_t cap_tcp_data(struct cap_conn *k, int dir, const uint8_t *buf, size_t n, s
 		used = n;
 	prune_marks(d, pos0 + used);
 	d->used_pos = pos0 + used;
+	cap_wm_update(k);
 	return used;
 }
 
@@ -322,6 +341,7 @@ void cap_tcp_gap(struct cap_conn *k, int dir, uint64_t lost, int stream_dropped)
 		if (dec && dec->gap && (i == dir || gone))
 			dec->gap(k->state, &k->ctx, i, gone);
 	}
+	cap_wm_update(k);
 }
 
 /* ---- UDP ---- */
@@ -396,6 +416,8 @@ void cap_udp(struct bb_cap *c, uint32_t sa, uint16_t sp, uint32_t da, uint16_t d
 		uint64_t bad = c->ds[k->dec].malformed;
 		bb_dec_at((size_t)k->dec)->decode(k->state, &k->ctx, dir, 0, p, n);
 		log_malformed(k, bad, dir);
+		k->d[dir].udp_pos += n;
+		cap_wm_update(k);
 	}
 }
 

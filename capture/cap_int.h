@@ -65,11 +65,24 @@ int cap_frag_add(struct cap_frags *t, const struct cap_frag_key *k, int64_t now_
 void cap_frags_expire(struct cap_frags *t, int64_t now_ns, struct bb_cap_stats *st);
 
 /* ---- flows (cap_flow.c) ---- */
+/* A time the decoder was given (time_at) for the bytes at stream positions
+ * lo .. hi of one direction: the first byte of a message it may still hold. */
+struct cap_lease {
+	uint64_t lo, hi;
+	int64_t ts;
+};
+#define CAP_LEASES 16           /* per direction; beyond, neighbours merge */
+
 struct cap_dirbuf {
 	uint64_t next_pos;          /* stream position after the last byte delivered */
 	uint64_t used_pos;          /* stream position after the last byte consumed */
 	struct { uint64_t pos; int64_t ts; } *marks;
 	size_t nmarks, capmarks, mark0;
+	int marks_unordered;        /* a mark older than the one before it (reordering) */
+	struct cap_lease lease[CAP_LEASES];
+	int nlease;
+	int64_t lease_min;          /* the oldest of them */
+	uint64_t udp_pos;           /* UDP: stream position of the datagram being decoded */
 };
 
 struct cap_held {
@@ -100,6 +113,14 @@ struct cap_conn {
 	struct cap_held held[CAP_HOLD_MAX];
 	int nheld;
 	int64_t hole_ns;
+	/* The watermark (cap_out.c): the oldest first-byte time of a message
+	 * this flow may still emit, INT64_MAX when none; its slot in the heap
+	 * of flows (SIZE_MAX: not in it). */
+	int64_t open_ns;
+	int64_t held_ns;            /* oldest segment the reassembly holds, INT64_MAX */
+	int64_t floor_ns;           /* given up on older messages (past the window) */
+	int pinned;                 /* open past the window, not silent: holds it */
+	size_t wm_slot;
 	char client[64], server[64];    /* "addr:port" for decoders */
 	const char *cnode, *snode;      /* node names in records (interned, cap_intern) */
 	struct bb_cap *cap;
@@ -174,6 +195,15 @@ struct bb_cap {
 	struct cap_conn *act_head, *act_tail;
 	uint64_t recseq;
 	int64_t last_written_ns;
+	/* flows that may still emit, least open_ns first (cap_out.c) */
+	struct cap_conn **wm;
+	size_t nwm, capwm;
+	int64_t back_ns;            /* the most packet times went back (slack) */
+#define CAP_WM_LAG 64
+	int64_t wm_lag[CAP_WM_LAG]; /* the last watermarks, one a packet */
+	int wm_lag_i;
+	uint64_t wm_expired;        /* flows given up on past the window */
+	uint64_t wm_fallback;       /* emits not matched to their bytes (leases kept) */
 	int64_t end_sec;            /* the seconds of the last end= written, */
 	char end_str[BB_TIME_BUFSZ];/* as text with the dot: reused while equal */
 	size_t end_len;
@@ -218,8 +248,15 @@ void cap_out_put(struct cap_conn *k, const struct bb_dec_msg *m);
  * name or the address, with ":port" when with_port. */
 void cap_addr_name(const struct bb_cap *c, uint32_t a, uint16_t port, int with_port, char *buf,
                    size_t cap);
-/* Writes records older than the reorder window (all when flush_all). */
+/* Writes the records no open message can precede, and those older than the
+ * reorder window (all when flush_all). */
 void cap_out_release(struct bb_cap *c, int flush_all);
+/* The decoder of k was given the time ts of the byte at pos in dir. */
+void cap_wm_lease(struct cap_conn *k, int dir, uint64_t pos, int64_t ts);
+/* Something k's open time depends on changed: recompute it. */
+void cap_wm_update(struct cap_conn *k);
+/* k ends: out of the heap of flows. */
+void cap_wm_remove(struct cap_conn *k);
 /* The one copy of name s, kept until bb_cap_free (records outlive flows). */
 const char *cap_intern(struct bb_cap *c, const char *s);
 void cap_intern_free(struct bb_cap *c);

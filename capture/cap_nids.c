@@ -314,6 +314,10 @@ static void hold(struct cap_conn *k, const uint8_t *p, size_t n, const struct se
 	h->len = n;
 	h->pkt = bb_xmalloc(n);
 	memcpy(h->pkt, p, n);
+	if (k->held_ns != k->hole_ns) { /* the watermark waits for held bytes */
+		k->held_ns = k->hole_ns;
+		cap_wm_update(k);
+	}
 }
 
 static int cmp_held(const void *a, const void *b)
@@ -333,6 +337,8 @@ static void release_held(struct bb_cap *c, struct cap_conn *k, int gap, int dept
 	if (n == 0)
 		return;
 	c->nholding--;
+	k->held_ns = INT64_MAX; /* fed below: the bytes' own times go to marks */
+	cap_wm_update(k);
 	qsort(tmp, (size_t)n, sizeof tmp[0], cmp_held);
 	if (gap && k->nids) {
 		struct tcp_stream *s = k->nids;

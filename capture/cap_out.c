@@ -3,9 +3,30 @@
 /*
  * Decoders report a message when it ends, but its trace time is its first
  * byte, so records from different flows arrive out of order. They wait in a
- * binary heap keyed by (time, arrival) and are written once the packet clock
- * has moved opts.reorder_ns past them; a record later than that is written
- * anyway and counted as late.
+ * binary heap keyed by (time, arrival) until no message still open anywhere
+ * can start before them: the watermark.
+ *
+ * A flow's open time is the oldest of: the times handed to its decoder
+ * (time_at) for messages not emitted yet (leases), its bytes delivered but
+ * not consumed, and the segments its reassembly holds. A lease ends with the
+ * message that took it: when the decoder emits a message of len bytes whose
+ * first byte had a lease at position p and whose last lease (the most recent
+ * of its direction) is at p + len - 1 with the end time, the leases in
+ * p .. p + len - 1 are its own (the message's bytes are contiguous); else
+ * only the lease of its first byte goes (the rest wait for the window).
+ * Flows are kept in a second heap, least open time first. The watermark is
+ * the least open time, at most the packet clock less the most the packet
+ * times ever went back, and at most the watermark of CAP_WM_LAG packets ago
+ * (a packet whose time goes back finds its records' successors unwritten).
+ *
+ * opts.reorder_ns bounds the wait. A flow open since before the window is
+ * expired: what it opened before then no longer counts. If it is not silent
+ * (a slow message going on), it then holds the watermark at the window, as
+ * the fixed hold does, until it emits a message; a silent one (a message
+ * that will not end, or a lease its message did not end) is let go at once.
+ * A record older than one already written is written anyway, counted late.
+ * Memory stays bounded by the window, as with the fixed hold.
+ * With opts.fixed_hold every record waits the whole window (the old way).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -13,6 +34,11 @@
 #include <string.h>
 
 #include "capture/cap_int.h"
+
+/* Packet times may go back a little (several queues, merged sources): the
+ * watermark stays this far behind the packet clock, and as far as the
+ * clock ever went back. */
+#define CAP_WM_SLACK_NS (1000 * INT64_C(1000))
 
 static const char *lookup_name(const struct bb_cap *c, int fam, const uint8_t *addr)
 {
@@ -206,6 +232,181 @@ static void write_rec(struct bb_cap *c, const struct cap_rec *r)
 	bb_writer_put(c->w, r->ts_ns, r->op, r->sender, r->receiver, r->id, r->id_len, at, na, NULL);
 }
 
+/* ---- the watermark: a heap of flows by open time ---- */
+
+static void wm_set(struct bb_cap *c, size_t i, struct cap_conn *k)
+{
+	c->wm[i] = k;
+	k->wm_slot = i;
+}
+
+static void wm_up(struct bb_cap *c, size_t i)
+{
+	struct cap_conn *k = c->wm[i];
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (c->wm[p]->open_ns <= k->open_ns)
+			break;
+		wm_set(c, i, c->wm[p]);
+		i = p;
+	}
+	wm_set(c, i, k);
+}
+
+static void wm_down(struct bb_cap *c, size_t i)
+{
+	struct cap_conn *k = c->wm[i];
+	for (;;) {
+		size_t l = 2 * i + 1, m;
+		if (l >= c->nwm)
+			break;
+		m = l + 1 < c->nwm && c->wm[l + 1]->open_ns < c->wm[l]->open_ns ? l + 1 : l;
+		if (c->wm[m]->open_ns >= k->open_ns)
+			break;
+		wm_set(c, i, c->wm[m]);
+		i = m;
+	}
+	wm_set(c, i, k);
+}
+
+void cap_wm_remove(struct cap_conn *k)
+{
+	struct bb_cap *c = k->cap;
+	size_t i = k->wm_slot;
+	if (i == SIZE_MAX)
+		return;
+	k->wm_slot = SIZE_MAX;
+	struct cap_conn *last = c->wm[--c->nwm];
+	if (last == k)
+		return;
+	wm_set(c, i, last);
+	wm_up(c, i);
+	wm_down(c, last->wm_slot);
+}
+
+/* Recomputes the oldest lease of d after some went. */
+static void lease_min(struct cap_dirbuf *d)
+{
+	d->lease_min = INT64_MAX;
+	for (int i = 0; i < d->nlease; i++)
+		if (d->lease[i].ts < d->lease_min)
+			d->lease_min = d->lease[i].ts;
+}
+
+/* The oldest time at least floor in direction d of k, or INT64_MAX. */
+static int64_t dir_open(const struct cap_dirbuf *d, int64_t floor)
+{
+	int64_t t = d->nlease ? d->lease_min : INT64_MAX;
+	if (t < floor) { /* rare: a time older than the flow was given up on */
+		t = INT64_MAX;
+		for (int i = 0; i < d->nlease; i++)
+			if (d->lease[i].ts < t && d->lease[i].ts >= floor)
+				t = d->lease[i].ts;
+	}
+	if (d->used_pos < d->next_pos && d->nmarks > d->mark0) {
+		/* Bytes not consumed yet: a message may start at any of them. */
+		size_t end = d->marks_unordered ? d->nmarks : d->mark0 + 1;
+		for (size_t i = d->mark0; i < end; i++)
+			if (d->marks[i].ts < t && d->marks[i].ts >= floor)
+				t = d->marks[i].ts;
+	}
+	return t;
+}
+
+void cap_wm_update(struct cap_conn *k)
+{
+	struct bb_cap *c = k->cap;
+	if (c->o.fixed_hold)
+		return;
+	int64_t t = dir_open(&k->d[0], k->floor_ns), u = dir_open(&k->d[1], k->floor_ns);
+	if (u < t)
+		t = u;
+	if (k->held_ns < t && k->held_ns >= k->floor_ns)
+		t = k->held_ns;
+	if (k->pinned)
+		t = INT64_MIN; /* holds the watermark at the window */
+	int64_t old = k->open_ns;
+	k->open_ns = t;
+	if (t == INT64_MAX) {
+		cap_wm_remove(k);
+	} else if (k->wm_slot == SIZE_MAX) {
+		if (c->nwm == c->capwm) {
+			c->capwm = c->capwm ? 2 * c->capwm : 256;
+			c->wm = bb_xrealloc(c->wm, c->capwm * sizeof *c->wm);
+		}
+		wm_set(c, c->nwm++, k);
+		wm_up(c, k->wm_slot);
+	} else if (t < old) {
+		wm_up(c, k->wm_slot);
+	} else if (t > old) {
+		wm_down(c, k->wm_slot);
+	}
+}
+
+void cap_wm_lease(struct cap_conn *k, int dir, uint64_t pos, int64_t ts)
+{
+	if (k->cap->o.fixed_hold)
+		return;
+	struct cap_dirbuf *d = &k->d[dir];
+	struct cap_lease *l = d->lease;
+	if (d->nlease && l[d->nlease - 1].ts == ts && l[d->nlease - 1].lo <= pos &&
+	    pos <= l[d->nlease - 1].hi)
+		return; /* asked again */
+	if (d->nlease == CAP_LEASES) {
+		/* Full (a long message asked for many times): the two before the
+		 * latest merge, which keeps the oldest ones (the starts of the
+		 * oldest messages) and the latest apart. A merged lease ends only
+		 * with a message that covers it whole. */
+		struct cap_lease *a = &l[CAP_LEASES - 3], *b = &l[CAP_LEASES - 2];
+		a->lo = a->lo < b->lo ? a->lo : b->lo;
+		a->hi = a->hi > b->hi ? a->hi : b->hi;
+		a->ts = a->ts < b->ts ? a->ts : b->ts;
+		*b = l[CAP_LEASES - 1];
+		d->nlease--;
+	}
+	if (d->nlease == 0 || ts < d->lease_min)
+		d->lease_min = ts;
+	l[d->nlease].lo = l[d->nlease].hi = pos;
+	l[d->nlease].ts = ts;
+	d->nlease++;
+}
+
+/* The message m of k was emitted: the leases that were its own end. */
+static void lease_end(struct cap_conn *k, const struct bb_dec_msg *m)
+{
+	if (m->dir < 0 || m->dir > 1)
+		return;
+	struct cap_dirbuf *d = &k->d[m->dir];
+	struct cap_lease *l = d->lease;
+	int n = d->nlease, first = -1;
+	if (n == 0)
+		return;
+	const struct cap_lease *last = &l[n - 1];
+	for (int i = 0; i < n; i++) {
+		if (l[i].ts != m->ts_ns || l[i].lo != l[i].hi)
+			continue;
+		if (first < 0)
+			first = i;
+		if (m->len > 0 && last->ts == m->end_ns && last->hi == l[i].lo + m->len - 1) {
+			/* Contiguous: every lease inside the message is its own. */
+			uint64_t lo = l[i].lo, hi = last->hi;
+			int j = 0;
+			for (int e = 0; e < n; e++)
+				if (!(l[e].lo >= lo && l[e].hi <= hi))
+					l[j++] = l[e];
+			d->nlease = j;
+			lease_min(d);
+			return;
+		}
+	}
+	k->cap->wm_fallback++;
+	if (first >= 0) {
+		memmove(l + first, l + first + 1, (size_t)(n - first - 1) * sizeof *l);
+		d->nlease--;
+		lease_min(d);
+	}
+}
+
 void cap_out_put(struct cap_conn *k, const struct bb_dec_msg *m)
 {
 	struct bb_cap *c = k->cap;
@@ -233,12 +434,67 @@ void cap_out_put(struct cap_conn *k, const struct bb_dec_msg *m)
 		rp->toks = *m->toks;
 	struct cap_key key = {rp->ts_ns, rp->seq, idx};
 	heap_push(c, &key);
+	if (!c->o.fixed_hold) {
+		lease_end(k, m);
+		if (k->pinned) {
+			k->pinned = 0; /* the slow message, most likely */
+			cap_wm_update(k);
+		}
+	}
+}
+
+/* k has been open since before cutoff (the window): what it opened before
+ * then no longer counts. While it is not silent (a slow message going on),
+ * it holds the watermark at the window, as the fixed hold did, until it
+ * emits a message; a silent one (a message that will not end, or a lease
+ * its message did not end) is given up on at once. */
+static void wm_expire(struct cap_conn *k, int64_t cutoff)
+{
+	struct bb_cap *c = k->cap;
+	c->wm_expired++;
+	k->floor_ns = cutoff;
+	k->pinned = c->now_ns - k->last_ns < c->o.reorder_ns / 2;
+	for (int i = 0; i < 2; i++) {
+		struct cap_dirbuf *d = &k->d[i];
+		int j = 0;
+		for (int e = 0; e < d->nlease; e++)
+			if (d->lease[e].ts >= cutoff)
+				d->lease[j++] = d->lease[e];
+		d->nlease = j;
+		lease_min(d);
+	}
+	cap_wm_update(k);
 }
 
 void cap_out_release(struct bb_cap *c, int flush_all)
 {
-	int64_t hold = c->o.reorder_ns;
-	while (c->nheap > 0 && (flush_all || c->heap[0].ts_ns <= c->now_ns - hold)) {
+	int64_t cutoff = c->now_ns - c->o.reorder_ns, upto = cutoff;
+	if (!c->o.fixed_hold) {
+		while (c->nwm > 0 && c->wm[0]->open_ns < cutoff) {
+			struct cap_conn *k = c->wm[0];
+			if (!k->pinned) {
+				wm_expire(k, cutoff);
+			} else if (c->now_ns - k->last_ns >= c->o.reorder_ns / 2) {
+				k->pinned = 0; /* gone silent */
+				cap_wm_update(k);
+			} else {
+				break;
+			}
+		}
+		upto = c->now_ns - c->back_ns - CAP_WM_SLACK_NS;
+		if (c->nwm > 0 && c->wm[0]->open_ns < upto)
+			upto = c->wm[0]->open_ns;
+		/* The watermark of CAP_WM_LAG calls ago, if lower: a packet whose
+		 * time goes back (within that many) finds its records unwritten. */
+		int64_t lag = c->wm_lag[c->wm_lag_i];
+		c->wm_lag[c->wm_lag_i] = upto;
+		c->wm_lag_i = (c->wm_lag_i + 1) % CAP_WM_LAG;
+		if (lag < upto)
+			upto = lag;
+		if (upto < cutoff)
+			upto = cutoff;
+	}
+	while (c->nheap > 0 && (flush_all || c->heap[0].ts_ns <= upto)) {
 		uint32_t idx = c->heap[0].idx;
 		write_rec(c, &c->pool[idx]);
 		c->freelist[c->nfree++] = idx;

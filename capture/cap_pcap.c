@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "capture/cap_int.h"
+#include "traceio/traceio.h"
 
 struct bb_cap *bb_cap_new(const struct bb_cap_opts *opts, struct bb_writer *w,
                           struct bb_err *err)
@@ -32,6 +34,8 @@ struct bb_cap *bb_cap_new(const struct bb_cap_opts *opts, struct bb_writer *w,
 	c->v6 = cap_v6map_new();
 	c->scratch = bb_xmalloc(4 * 65536);
 	c->last_written_ns = INT64_MIN;
+	for (int i = 0; i < CAP_WM_LAG; i++)
+		c->wm_lag[i] = INT64_MIN;
 	if (c->o.names_file && cap_names_load(c, c->o.names_file, err) < 0) {
 		bb_cap_free(c);
 		return NULL;
@@ -46,6 +50,11 @@ struct bb_cap *bb_cap_new(const struct bb_cap_opts *opts, struct bb_writer *w,
 		c->reasm = cap_reasm_new(c);
 	}
 	return c;
+}
+
+void bb_cap_set_writer(struct bb_cap *c, struct bb_writer *w)
+{
+	c->w = w;
 }
 
 void bb_cap_free(struct bb_cap *c)
@@ -68,6 +77,7 @@ void bb_cap_free(struct bb_cap *c)
 		free(c->names[i].name);
 	free(c->names);
 	free(c->heap);
+	free(c->wm);
 	free(c->pool);
 	free(c->freelist);
 	free(c->ds);
@@ -216,7 +226,20 @@ int bb_cap_add_file(struct bb_cap *c, const char *path, struct bb_err *err)
 {
 	char eb[PCAP_ERRBUF_SIZE];
 	eb[0] = '\0';
-	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, eb);
+	/* A gzip or zstd capture is decompressed as libpcap reads it. */
+	enum bb_fmt f = BB_FMT_TEXT;
+	FILE *z = NULL;
+	if (strcmp(path, "-") != 0) {
+		z = bb_tio_open_read(path, &f, NULL); /* on failure libpcap says why */
+		if (z && f != BB_FMT_GZIP && f != BB_FMT_ZSTD) {
+			fclose(z);
+			z = NULL;
+		}
+	}
+	pcap_t *p = z ? pcap_fopen_offline_with_tstamp_precision(z, PCAP_TSTAMP_PRECISION_NANO, eb)
+	              : pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, eb);
+	if (!p && z)
+		fclose(z); /* libpcap closes it only once open */
 	if (!p) {
 		bb_err_set(err, "%s: cannot read capture: %s", path, eb);
 		return BB_ERR_IO;
@@ -423,6 +446,8 @@ static void packet(struct bb_cap *c, int dlt, const struct pcap_pkthdr *h, const
 	if (c->first_ns == 0)
 		c->first_ns = ts;
 	/* The packet clock never goes back (merged files, odd timestamps). */
+	if (ts < c->now_ns && c->now_ns - ts > c->back_ns)
+		c->back_ns = c->now_ns - ts; /* the watermark keeps that much behind */
 	c->now_ns = ts > c->now_ns ? ts : c->now_ns;
 	c->pkt_ns = ts;
 	/* Timers first (held segments, silent flows, records to write), so that
@@ -515,7 +540,26 @@ int bb_cap_run(struct bb_cap *c, void (*tick)(void *arg), void *tick_arg, struct
 	int64_t start = mono_ns();
 	if (c->live) {
 		struct cap_src *s = &c->src[0];
+		/* Wait in poll(2), not in libpcap: with TPACKET_V3 a blocking read
+		 * returns only once a packet has come, so a quiet interface kept
+		 * --duration from ending until the next packet (11 minutes once).
+		 * The descriptor is readable when the kernel retires a block (at
+		 * the timeout after its first packet, or when full). */
+		char peb[PCAP_ERRBUF_SIZE];
+		int pfd = pcap_get_selectable_fd(s->p);
+		if (pfd >= 0 && pcap_setnonblock(s->p, 1, peb) < 0)
+			pfd = -1;
 		while (!c->stop) {
+			if (pfd >= 0) {
+				int wait_ms = c->o.timeout_ms;
+				if (c->o.duration_ns) {
+					int64_t left = c->o.duration_ns - (mono_ns() - start);
+					if (left < (int64_t)wait_ms * 1000000)
+						wait_ms = left > 0 ? (int)(left / 1000000) + 1 : 0;
+				}
+				struct pollfd pf = {pfd, POLLIN, 0};
+				(void)poll(&pf, 1, wait_ms); /* EINTR: a signal; c->stop says */
+			}
 			int n = pcap_dispatch(s->p, -1, live_cb, (u_char *)c);
 			if (n == PCAP_ERROR) {
 				bb_err_set(err, "%s: %s", s->name, pcap_geterr(s->p));

@@ -341,6 +341,23 @@ static int cmp_held(const void *a, const void *b)
 	return d < 0 ? -1 : d > 0;
 }
 
+/* Tells the watermark the time of the oldest segment s holds: its bytes,
+ * delivered later, keep that time. */
+static void held_note(struct rstream *s)
+{
+	if (!s->k)
+		return;
+	int64_t t = INT64_MAX;
+	for (int d = 0; d < 2; d++)
+		for (int i = 0; i < s->h[d].nq; i++)
+			if (s->h[d].q[i].ts_ns < t)
+				t = s->h[d].q[i].ts_ns;
+	if (t != s->k->held_ns) {
+		s->k->held_ns = t;
+		cap_wm_update(s->k);
+	}
+}
+
 /* Delivers held segments the stream has reached, in order; returns how many. */
 static int drain(struct bb_cap *c, struct rstream *s, int dir)
 {
@@ -371,6 +388,7 @@ static int drain(struct bb_cap *c, struct rstream *s, int dir)
 		if (h->q[j].ts_ns < h->hole_ns)
 			h->hole_ns = h->q[j].ts_ns;
 	hold_unlink(c->reasm, s);
+	held_note(s);
 	return done;
 }
 
@@ -419,6 +437,7 @@ static void hold(struct bb_cap *c, struct rstream *s, int dir, uint32_t seq, con
 	memcpy(q->data, p, n);
 	c->reasm->bytes += n;
 	hold_link(c->reasm, s);
+	held_note(s);
 }
 
 /* A segment of an established stream. */

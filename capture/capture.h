@@ -14,8 +14,10 @@ struct bb_cap_opts {
 	struct bb_dec_sel sel;      /* --decode-as, --no-decoder */
 	int server_ports;           /* name servers "ip:port" instead of "ip" */
 	const char *names_file;     /* hosts-format address -> name map, or NULL */
-	int64_t reorder_ns;         /* hold records this long to write them in time
-	                               order; 0 means BB_CAP_REORDER_NS */
+	int64_t reorder_ns;         /* the longest a record waits for messages still
+	                               open (then it is written, and a message older
+	                               than it is late); 0 means BB_CAP_REORDER_NS */
+	int fixed_hold;             /* hold every record reorder_ns (no watermark) */
 	int64_t hole_ns;            /* TCP reordering tolerated before a hole is a
 	                               gap; 0 means BB_CAP_HOLE_NS */
 	unsigned max_streams;       /* concurrent TCP streams; 0 means BB_CAP_STREAMS */
@@ -74,11 +76,15 @@ struct bb_cap_stats {
 
 struct bb_cap;
 
-/* Returns new (free with bb_cap_free) writing records to w (borrowed), or NULL
- * with err set. Only one capture may exist at a time (libnids is global). */
+/* Returns new (free with bb_cap_free) writing records to w (borrowed; may be
+ * NULL until bb_cap_set_writer), or NULL with err set. Only one capture may exist at a time (libnids is global). */
 struct bb_cap *bb_cap_new(const struct bb_cap_opts *opts, struct bb_writer *w,
                           struct bb_err *err);
 void bb_cap_free(struct bb_cap *c);
+/* Sets the writer records go to (borrowed), for a capture made with w NULL:
+ * bbcap opens its output only once the sources and the filter are good.
+ * Call before bb_cap_run. */
+void bb_cap_set_writer(struct bb_cap *c, struct bb_writer *w);
 
 /* Adds an offline source (pcap or pcapng; "-" is standard input). Several
  * sources are merged in time order. */

@@ -11,6 +11,7 @@
 
 #include "convolution/convolution.h"
 #include "trace/trace.h"
+#include "traceio/traceio.h"
 #include "viz/viz.h"
 
 #define PROG "bbconv"
@@ -21,33 +22,35 @@ static const char usage_text[] =
     "by cross-correlating per-edge signals (the convolution algorithm). TRACE is a\n"
     "bb trace file, '-' or nothing for standard input.\n"
     "\n"
-    "  -q, --quantum SECONDS   time quantum mu (default 0.01); units ns us ms s m h allowed\n"
+    "  -Q, --quantum SECONDS   time quantum mu (default 0.01); units ns us ms s m h allowed\n"
     "      --tolerance SECONDS delay tolerance v when matching messages (default: half a quantum)\n"
     "      --max-delay SECONDS largest causal delay looked for (default 60)\n"
     "      --skew SECONDS      negative lags computed, a clock-skew allowance (default: 2 quanta)\n"
     "      --spike N,S         spike: N std devs above the mean, groups split under S (default "
     "4,3)\n"
-    "      --root NODE         start paths at NODE (repeatable; default: nodes that send\n"
-    "                          and are never called: receive no CALL and no MSG)\n"
+    "      --root NODE         start paths at NODE (repeatable; default: the sources of\n"
+    "                          the call graph of edges with at least --min-count calls)\n"
     "      --min-count N       drop edges and delays with fewer than N messages (default 10)\n"
     "      --max-depth N       at most N edges on a path (default 32)\n"
     "      --max-vertices N    at most N vertices in the graph (default 100000)\n"
     "      --keep-derived      keep derived return paths (A->B->A beside A->B->C->B->A)\n"
+    "      --no-hold-bound     follow delays longer than the node's longest call (CALL to\n"
+    "                          its RET): for nodes that act after they have returned\n"
     "      --method M          auto, fft or direct correlation (default auto: per edge, the "
     "cheaper)\n"
     "      --cache-mb N        memory for cached block spectra, MiB (default 64)\n"
     "      --truth             score against path= ground truth (false positives/negatives)\n"
     "      --lenient           skip bad trace lines, count them and say so\n"
     "      --dot               Graphviz dot output (default)\n"
-    "      --json              JSON output\n"
-    "      --text              indented text output\n"
+    "  -j, --json              JSON output\n"
+    "  -t, --text              indented text output\n"
     "  -o, --output FILE       write the result to FILE\n"
     "      --stats             print run counters (correlations, transforms, cache) to stderr\n"
-    "      --quiet             no progress messages (shown on a terminal for big traces)\n"
+    "  -q, --quiet             no progress messages (shown on a terminal for big traces)\n"
     "  -h, --help              this help\n"
-    "      --version           version, with the FFTW version in use\n"
+    "  -V, --version           version, with the FFTW version in use\n"
     "\n"
-    "Example: bbconv -q 0.01 trace.tr | dot -Tsvg > paths.svg\n";
+    "Example: bbconv -Q 0.01 trace.tr | dot -Tsvg > paths.svg\n";
 
 enum {
 	OPT_TOL = 256,
@@ -59,6 +62,7 @@ enum {
 	OPT_MAXDEPTH,
 	OPT_MAXVERT,
 	OPT_KEEP,
+	OPT_NOHOLD,
 	OPT_METHOD,
 	OPT_CACHE,
 	OPT_TRUTH,
@@ -72,7 +76,7 @@ enum {
 };
 
 static const struct option long_opts[] = {
-    {"quantum", required_argument, NULL, 'q'},
+    {"quantum", required_argument, NULL, 'Q'},
     {"tolerance", required_argument, NULL, OPT_TOL},
     {"max-delay", required_argument, NULL, OPT_MAXDELAY},
     {"skew", required_argument, NULL, OPT_SKEW},
@@ -82,18 +86,19 @@ static const struct option long_opts[] = {
     {"max-depth", required_argument, NULL, OPT_MAXDEPTH},
     {"max-vertices", required_argument, NULL, OPT_MAXVERT},
     {"keep-derived", no_argument, NULL, OPT_KEEP},
+    {"no-hold-bound", no_argument, NULL, OPT_NOHOLD},
     {"method", required_argument, NULL, OPT_METHOD},
     {"cache-mb", required_argument, NULL, OPT_CACHE},
     {"truth", no_argument, NULL, OPT_TRUTH},
     {"lenient", no_argument, NULL, OPT_LENIENT},
     {"dot", no_argument, NULL, OPT_DOT},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"text", no_argument, NULL, OPT_TEXT},
+    {"json", no_argument, NULL, 'j'},
+    {"text", no_argument, NULL, 't'},
     {"output", required_argument, NULL, 'o'},
     {"stats", no_argument, NULL, OPT_STATS},
-    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION},
+    {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
@@ -142,9 +147,9 @@ int main(int argc, char **argv)
 	const char *outpath = NULL;
 	int opt;
 	uint64_t u;
-	while ((opt = getopt_long(argc, argv, "q:o:h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "Q:o:jtqhV", long_opts, NULL)) != -1) {
 		switch (opt) {
-		case 'q':
+		case 'Q':
 			if (bb_duration_parse(optarg, &p.quantum_ns) != 0 || p.quantum_ns <= 0)
 				return usage_error("bad quantum \"%s\": want seconds > 0", optarg);
 			break;
@@ -191,6 +196,9 @@ int main(int argc, char **argv)
 		case OPT_KEEP:
 			p.keep_derived = 1;
 			break;
+		case OPT_NOHOLD:
+			p.no_hold_bound = 1;
+			break;
 		case OPT_METHOD:
 			if (!strcmp(optarg, "auto"))
 				p.method = BB_CONV_AUTO;
@@ -216,10 +224,10 @@ int main(int argc, char **argv)
 		case OPT_DOT:
 			format = 0;
 			break;
-		case OPT_JSON:
+		case 'j':
 			format = 1;
 			break;
-		case OPT_TEXT:
+		case 't':
 			format = 2;
 			break;
 		case 'o':
@@ -228,14 +236,14 @@ int main(int argc, char **argv)
 		case OPT_STATS:
 			stats = 1;
 			break;
-		case OPT_QUIET:
+		case 'q':
 			quiet = 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			free(roots);
 			return 0;
-		case OPT_VERSION:
+		case 'V':
 			printf("bbconv (bb) %s\nFFTW %s\n", BB_VERSION, bb_conv_fftw_version());
 			free(roots);
 			return 0;
@@ -244,6 +252,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "Try 'bbconv --help' for more information.\n");
 			return 2;
 		}
+	}
+	int64_t old_q;
+	if (quiet && optind < argc && bb_duration_parse(argv[optind], &old_q) == 0 &&
+	    access(argv[optind], F_OK) != 0) {
+		/* "bbconv -q 0.01 t.tr", written before -q became --quiet */
+		free(roots);
+		fprintf(stderr, PROG ": note: -q is --quiet since bb 0.2; the quantum is -Q %s\n",
+		        argv[optind]);
+		return usage_error("\"%s\" is not a trace file", argv[optind]);
 	}
 	if (argc - optind > 1) {
 		free(roots);
@@ -261,7 +278,7 @@ int main(int argc, char **argv)
 		return usage_error("%s", err.msg);
 	}
 	struct bb_reader_opts ro = {.lenient = lenient};
-	struct bb_reader *r = bb_reader_open(path, &ro, &err);
+	struct bb_reader *r = bb_tio_reader_open(path, &ro, &err);
 	if (!r) {
 		fprintf(stderr, PROG ": error: %s\n", err.msg);
 		bb_conv_free(conv);
@@ -276,7 +293,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "\r" PROG ": %" PRIu64 " messages read", nrec);
 		const char *pathattr = p.truth ? bb_rec_attr(&rec, "path", NULL) : NULL;
 		if (bb_conv_add(conv, rec.ts_ns, rec.op, bb_reader_node(r, rec.sender),
-		                bb_reader_node(r, rec.receiver), pathattr, &err) != 0) {
+		                bb_reader_node(r, rec.receiver), rec.id_str, rec.id_len, pathattr,
+		                &err) != 0) {
 			/* name the line, as the reader's own errors do */
 			struct bb_err e2;
 			bb_err_set(&e2, "%s:%" PRIu64 ": %s", bb_reader_name(r), rec.line, err.msg);

@@ -76,6 +76,7 @@ struct bb_conv *bb_conv_new(const struct bb_conv_params *p, struct bb_err *err)
 		c->p.skew_ns = 2 * c->p.quantum_ns;
 	c->names = bb_intern_new();
 	c->paths = bb_intern_new();
+	c->keys = bb_intern_new();
 	return c;
 }
 
@@ -85,7 +86,9 @@ void bb_conv_free(struct bb_conv *c)
 		return;
 	bb_intern_free(c->names);
 	bb_intern_free(c->paths);
+	bb_intern_free(c->keys);
 	free(c->msgs);
+	free(c->roots);
 	for (size_t i = 0; i < c->nnodes; i++) {
 		free(c->nodes[i].out);
 		conv_sig_free(&c->nodes[i].sig);
@@ -107,7 +110,8 @@ void bb_conv_free(struct bb_conv *c)
 }
 
 int bb_conv_add(struct bb_conv *c, int64_t ts_ns, enum bb_op op, const char *sender,
-                const char *receiver, const char *path, struct bb_err *err)
+                const char *receiver, const char *id, size_t id_len, const char *path,
+                struct bb_err *err)
 {
 	if (c->nmsgs >= UINT32_MAX - 1) {
 		bb_err_set(err, "more than %u messages", (unsigned)(UINT32_MAX - 1));
@@ -129,7 +133,22 @@ int bb_conv_add(struct bb_conv *c, int64_t ts_ns, enum bb_op op, const char *sen
 	m->sender = bb_intern_add(c->names, sender, strlen(sender));
 	m->receiver = bb_intern_add(c->names, receiver, strlen(receiver));
 	m->path = BB_NONE;
-	m->called = op != BB_RET;
+	m->op = (uint8_t)op;
+	m->key = BB_NONE;
+	if (id && id_len && !(id_len == 1 && id[0] == '-') && op != BB_MSG &&
+	    id_len <= BB_LINE_MAX) {
+		/* (caller, callee, id): a RET runs from the callee to the caller */
+		char kb[8 + 256];
+		char *k = id_len <= 256 ? kb : bb_xmalloc(8 + id_len);
+		uint32_t a = op == BB_CALL ? m->sender : m->receiver;
+		uint32_t b = op == BB_CALL ? m->receiver : m->sender;
+		memcpy(k, &a, 4);
+		memcpy(k + 4, &b, 4);
+		memcpy(k + 8, id, id_len);
+		m->key = bb_intern_add(c->keys, k, 8 + id_len);
+		if (k != kb)
+			free(k);
+	}
 	if (path) {
 		m->path = bb_intern_add(c->paths, path, strlen(path));
 		c->has_paths = 1;
@@ -169,9 +188,35 @@ static void build_nodes(struct bb_conv *c)
 			n->out = bb_xrealloc(n->out, n->capout * sizeof(*n->out));
 		}
 		n->out[n->nout++] = (uint32_t)i;
+		n->calls += c->msgs[i].op != BB_RET;
 		c->nodes[c->msgs[i].receiver].received++;
-		c->nodes[c->msgs[i].receiver].called += c->msgs[i].called;
+		c->nodes[c->msgs[i].receiver].called += c->msgs[i].op != BB_RET;
 	}
+	/* Calls and their returns, paired by (caller, callee, id) in time order:
+	 * a RET answers the latest open CALL with its key. The longest answered
+	 * call into a node bounds how long after a message reached it the node
+	 * can still act on that message's behalf (conv_path.c). */
+	size_t nkeys = bb_intern_count(c->keys);
+	int64_t *open = bb_xmalloc((nkeys ? nkeys : 1) * sizeof(*open));
+	for (size_t k = 0; k < nkeys; k++)
+		open[k] = INT64_MIN;
+	for (size_t i = 0; i < c->nmsgs; i++) {
+		const struct conv_msg *m = &c->msgs[i];
+		if (m->key == BB_NONE)
+			continue;
+		if (m->op == BB_CALL) {
+			open[m->key] = m->ts_ns;
+		} else if (open[m->key] != INT64_MIN) {
+			struct conv_node *callee = &c->nodes[m->sender];
+			int64_t held = m->ts_ns - open[m->key];
+			if (!callee->paired || held > callee->hold_max)
+				callee->hold_max = held;
+			callee->paired++;
+			c->st.paired_calls++;
+			open[m->key] = INT64_MIN;
+		}
+	}
+	free(open);
 	int64_t *qs = NULL;
 	size_t capq = 0;
 	for (size_t i = 0; i < c->nnodes; i++) {
@@ -252,11 +297,12 @@ static void build_values(struct bb_conv *c)
 	bb_vval_set_int(p, "min_count", (int64_t)c->p.min_count);
 	bb_vval_set_int(p, "max_depth", c->p.max_depth);
 	bb_vval_set(p, "keep_derived", bb_vval_bool(c->p.keep_derived));
+	bb_vval_set(p, "hold_bound", bb_vval_bool(!c->p.no_hold_bound));
+	bb_vval_set_str(p, "root_rule", c->root_rule ? c->root_rule : "given");
 	bb_vval_set_str(p, "method", method_name(c->p.method));
 	struct bb_vval *roots = bb_vval_set(p, "roots", bb_vval_array());
-	for (size_t i = 0; i < c->nverts; i++)
-		if (c->verts[i].parent == BB_NONE)
-			bb_vval_push(roots, bb_vval_str(bb_intern_str(c->names, c->verts[i].node)));
+	for (size_t i = 0; i < c->nroots; i++)
+		bb_vval_push(roots, bb_vval_str(bb_intern_str(c->names, c->roots[i])));
 
 	struct bb_vval *s = c->stats = bb_vval_object();
 	bb_vval_set_int(s, "messages", (int64_t)c->st.messages);
@@ -266,6 +312,8 @@ static void build_values(struct bb_conv *c)
 	bb_vval_set_int(s, "vertices", (int64_t)c->graph.nvertices);
 	bb_vval_set_int(s, "derived_suppressed", (int64_t)c->st.derived_suppressed);
 	bb_vval_set_int(s, "cycles_suppressed", (int64_t)c->st.cycles_suppressed);
+	bb_vval_set_int(s, "hold_suppressed", (int64_t)c->st.hold_suppressed);
+	bb_vval_set_int(s, "paired_calls", (int64_t)c->st.paired_calls);
 	bb_vval_set_int(s, "truncated", (int64_t)c->st.truncated);
 }
 

@@ -83,7 +83,8 @@ struct conv_msg {
 	int64_t ts_ns;
 	uint32_t sender, receiver;
 	uint32_t path;   /* ground-truth path instance, BB_NONE if none */
-	uint32_t called; /* 1 if a CALL or MSG (not a RET) */
+	uint32_t key;    /* (caller, callee, id) of a CALL or RET with an id, else BB_NONE */
+	uint8_t op;      /* enum bb_op */
 };
 
 struct conv_node {
@@ -91,7 +92,10 @@ struct conv_node {
 	size_t nout, capout;
 	struct conv_sig sig; /* all messages sent, as a signal */
 	uint64_t received;
-	uint64_t called; /* CALL and MSG messages received */
+	uint64_t called;   /* CALL and MSG messages received */
+	uint64_t calls;    /* CALL and MSG messages sent */
+	uint64_t paired;   /* CALLs into the node answered by a RET with the same id */
+	int64_t hold_max;  /* the longest of those calls (CALL to RET), ns */
 };
 
 /* An output vertex and the edge that leads to it from its parent. */
@@ -107,7 +111,7 @@ struct conv_vert {
 
 struct bb_conv {
 	struct bb_conv_params p;
-	struct bb_intern *names, *paths;
+	struct bb_intern *names, *paths, *keys;
 	struct conv_msg *msgs;
 	size_t nmsgs, capmsgs;
 	struct conv_node *nodes;
@@ -125,6 +129,10 @@ struct bb_conv {
 
 	struct conv_vert *verts;
 	size_t nverts, capverts;
+
+	uint32_t *roots; /* the root nodes searched from, in search order */
+	size_t nroots;
+	const char *root_rule; /* how they were chosen (params.root_rule) */
 
 	/* the result as viz/ sees it */
 	struct bb_vvertex *vv;

@@ -281,6 +281,21 @@ static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv,
 	if (top < zero)
 		c->st.negative_suppressed++; /* the strongest correlation is anti-causal */
 	size_t nfound = conv_spikes(r, L, zero, c->p.spike_n, c->p.spike_s, c->spk, L);
+	/* The hold bound: when V are calls into j or returns to j, and j answers
+	 * calls (CALL/RET pairs with ids), whatever j sends on behalf of a
+	 * message of V it sends before it returns, so no later than the longest
+	 * call into j. A later spike is a coincidence of load (bursts repeat), not
+	 * a cause. One-way messages (MSG) have no such bound. */
+	int64_t hold_hi = c->follow_hi;
+	if (!c->p.no_hold_bound && nj->paired) {
+		int oneway = 0;
+		for (size_t i = 0; i < nv && !oneway; i++)
+			oneway = c->msgs[V[i]].op == BB_MSG;
+		int64_t mu0 = c->p.quantum_ns;
+		int64_t lim = (nj->hold_max + c->p.tolerance_ns + mu0 - 1) / mu0;
+		if (!oneway && lim < hold_hi)
+			hold_hi = lim;
+	}
 	struct spike sp[MAX_SPIKES];
 	size_t nsp = 0;
 	{
@@ -290,6 +305,10 @@ static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv,
 			int64_t lag = c->lag_lo + (int64_t)c->spk[i];
 			if (lag > c->follow_hi)
 				continue;
+			if (lag > hold_hi) {
+				c->st.hold_suppressed++;
+				continue;
+			}
 			/* C(d) roughly counts the message pairs at lag d: a spike lower
 			 * than half the noise threshold cannot carry an edge. */
 			if (r[c->spk[i]] < (double)c->p.min_count / 2)
@@ -470,27 +489,124 @@ static int cmp_dest_count(const void *pa, const void *pb)
 	return (a->node > b->node) - (a->node < b->node);
 }
 
+/* A default root's sort key: by name (the order roots are searched and
+ * listed), or more calls sent first, then the name (the fallback's choice). */
+struct root_key {
+	uint64_t calls;
+	const char *name;
+	uint32_t node;
+};
+
+static int cmp_root(const void *pa, const void *pb)
+{
+	const struct root_key *a = pa, *b = pb;
+	if (a->calls != b->calls)
+		return a->calls > b->calls ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static int cmp_root_name(const void *pa, const void *pb)
+{
+	const struct root_key *a = pa, *b = pb;
+	return strcmp(a->name, b->name);
+}
+
+static struct root_key root_key(const struct bb_conv *c, uint32_t i)
+{
+	struct root_key k = {c->nodes[i].calls, bb_intern_str(c->names, i), i};
+	return k;
+}
+
+/* Default roots: the sources of the call graph whose edges are the directed
+ * CALL/MSG edges that carry at least min_count calls (an edge with fewer is
+ * noise to the search, so a few stray calls into a client, e.g. a connection
+ * picked up mid-stream the wrong way round, do not unseat it). Without such
+ * edges, the nodes that send and are never called; when every node of the
+ * call graph is called (a cycle), the one that sends the most calls (then
+ * the first name). In name order: the same trace gives the same roots in the
+ * same order, whatever order its nodes first appear in. */
+static size_t default_roots(struct bb_conv *c, uint32_t *roots)
+{
+	size_t nn = c->nnodes, nroots = 0;
+	uint64_t *cnt = bb_xcalloc(nn ? nn : 1, sizeof(*cnt));
+	uint32_t *seen = bb_xmalloc((nn ? nn : 1) * sizeof(*seen));
+	unsigned char *in = bb_xcalloc(nn ? nn : 1, 1), *out = bb_xcalloc(nn ? nn : 1, 1);
+	size_t gedges = 0;
+	for (uint32_t i = 0; i < nn; i++) {
+		const struct conv_node *ni = &c->nodes[i];
+		size_t ns = 0;
+		for (size_t m = 0; m < ni->nout; m++) {
+			const struct conv_msg *msg = &c->msgs[ni->out[m]];
+			if (msg->op == BB_RET)
+				continue;
+			if (!cnt[msg->receiver]++)
+				seen[ns++] = msg->receiver;
+		}
+		for (size_t k = 0; k < ns; k++) {
+			if (cnt[seen[k]] >= c->p.min_count && cnt[seen[k]] > 0) {
+				in[seen[k]] = out[i] = 1;
+				gedges++;
+			}
+			cnt[seen[k]] = 0;
+		}
+	}
+	if (gedges) {
+		c->root_rule = "call graph sources";
+		for (uint32_t i = 0; i < nn; i++)
+			if (out[i] && !in[i])
+				roots[nroots++] = i;
+		if (!nroots) {
+			c->root_rule = "most calls sent (the call graph has no source)";
+			for (uint32_t i = 0; i < nn; i++) {
+				struct root_key a = root_key(c, i), b;
+				if (nroots)
+					b = root_key(c, roots[0]);
+				if (out[i] && (!nroots || cmp_root(&a, &b) < 0)) {
+					roots[0] = i;
+					nroots = 1;
+				}
+			}
+		}
+	} else {
+		c->root_rule = "never called";
+		for (uint32_t i = 0; i < nn; i++)
+			if (c->nodes[i].nout && !c->nodes[i].called)
+				roots[nroots++] = i;
+	}
+	struct root_key *keys = bb_xmalloc((nroots ? nroots : 1) * sizeof(*keys));
+	for (size_t r = 0; r < nroots; r++)
+		keys[r] = root_key(c, roots[r]);
+	qsort(keys, nroots, sizeof(*keys), cmp_root_name);
+	for (size_t r = 0; r < nroots; r++)
+		roots[r] = keys[r].node;
+	free(keys);
+	free(cnt);
+	free(seen);
+	free(in);
+	free(out);
+	return nroots;
+}
+
 int conv_search(struct bb_conv *c, struct bb_err *err)
 {
 	size_t nn = c->nnodes;
-	uint32_t *roots = bb_xmalloc((nn ? nn : 1) * sizeof(*roots));
+	uint32_t *roots = c->roots = bb_xmalloc((nn ? nn : 1) * sizeof(*roots));
 	size_t nroots = 0;
 	if (c->p.nroots) {
+		c->root_rule = "given";
 		for (size_t r = 0; r < c->p.nroots; r++) {
 			const char *name = c->p.roots[r];
 			uint32_t i = bb_intern_find(c->names, name, strlen(name));
 			if (i == BB_NONE) {
 				bb_err_set(err, "root node \"%s\" is not in the trace", name);
-				free(roots);
 				return BB_ERR_ARG;
 			}
 			roots[nroots++] = i;
 		}
 	} else {
-		for (uint32_t i = 0; i < nn; i++)
-			if (c->nodes[i].nout && !c->nodes[i].called)
-				roots[nroots++] = i;
+		nroots = default_roots(c, roots);
 	}
+	c->nroots = nroots;
 
 	struct pstack ps;
 	ps.from = bb_xmalloc((c->p.max_depth + 2) * sizeof(*ps.from));
@@ -547,6 +663,5 @@ int conv_search(struct bb_conv *c, struct bb_err *err)
 	free(cnt);
 	free(ps.from);
 	free(ps.to);
-	free(roots);
 	return 0;
 }

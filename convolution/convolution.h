@@ -33,11 +33,12 @@ struct bb_conv_params {
 	unsigned max_depth;   /* edges on a path from a root, at most */
 	size_t max_vertices;  /* vertices in the output graph, at most */
 	int keep_derived;     /* keep derived return paths (section 5.3.1) */
+	int no_hold_bound;    /* do not bound a node's delays by its longest call */
 	int truth;            /* score against path= ground truth */
 	enum bb_conv_method method;
 	size_t cache_bytes;       /* bound on cached block spectra */
-	size_t nroots;            /* root node names; 0: nodes that send and are never
-	                           called (receive no CALL and no MSG) */
+	size_t nroots;            /* root node names; 0: chosen from the call graph
+	                           (see docs/convolution.md, "Root nodes") */
 	const char *const *roots; /* borrowed until bb_conv_run returns */
 };
 
@@ -61,13 +62,15 @@ struct bb_conv *bb_conv_new(const struct bb_conv_params *p, struct bb_err *err);
 void bb_conv_free(struct bb_conv *c);
 
 /* Adds one message. sender and receiver are borrowed (copied when new);
- * path (ground-truth path instance, may be NULL) likewise. The op only
- * decides the default roots (a node that receives no CALL and no MSG starts
- * conversations); the algorithm itself treats all messages alike. Messages
- * may come in any order. Returns 0 or BB_ERR_LIMIT (more than 2^32-2 messages,
- * or ts_ns outside BB_CONV_TS_MIN..BB_CONV_TS_MAX), with err set. */
+ * path (ground-truth path instance, may be NULL) likewise. id (id_len bytes,
+ * NULL or "-" for none) pairs a CALL with its RET: the longest call into a
+ * node bounds the delays followed at it. The op and id decide the default
+ * roots and those bounds; the correlation itself treats all messages alike.
+ * Messages may come in any order. Returns 0 or BB_ERR_LIMIT (more than
+ * 2^32-2 messages, or ts_ns outside BB_CONV_TS_MIN..BB_CONV_TS_MAX), with err set. */
 int bb_conv_add(struct bb_conv *c, int64_t ts_ns, enum bb_op op, const char *sender,
-                const char *receiver, const char *path, struct bb_err *err);
+                const char *receiver, const char *id, size_t id_len, const char *path,
+                struct bb_err *err);
 
 /* Runs the path search. Returns 0, or BB_ERR_ARG (an unknown --root) with err set.
  * Call once. */
@@ -86,6 +89,8 @@ struct bb_conv_stats {
 	size_t fft_size; /* N, the transform length */
 	size_t peak_cache_bytes;
 	uint64_t derived_suppressed, cycles_suppressed, negative_suppressed, noise_suppressed;
+	uint64_t hold_suppressed; /* spikes later than the node's longest call */
+	uint64_t paired_calls;    /* CALLs answered by a RET with the same id */
 	uint64_t truncated; /* searches cut by max_depth or max_vertices */
 };
 void bb_conv_get_stats(const struct bb_conv *c, struct bb_conv_stats *st);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "maketrace/maketrace.h"
+#include "traceio/traceio.h"
 
 static const char usage_text[] =
 	"usage: bbskew [options] TRACE...\n"
@@ -144,14 +145,14 @@ int main(int argc, char **argv)
 	struct bb_writer *w = NULL;
 	char *source = NULL;
 	for (size_t i = 0; i < n; i++) {
-		in[i] = bb_reader_open(argv[optind + (int)i], &ropts, &err);
+		in[i] = bb_tio_reader_open(argv[optind + (int)i], &ropts, &err);
 		if (!in[i]) {
 			fprintf(stderr, "bbskew: error: %s\n", err.msg);
 			status = 1;
 			goto out;
 		}
 	}
-	w = bb_writer_open(output, &err);
+	w = bb_tio_writer_open(output, &err);
 	if (!w) {
 		fprintf(stderr, "bbskew: error: %s\n", err.msg);
 		status = 1;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "maketrace/maketrace.h"
+#include "traceio/traceio.h"
 
 static const char usage_text[] =
 	"usage: maketrace [options] CONFIG\n"
@@ -20,7 +21,7 @@ static const char usage_text[] =
 	"\n"
 	"  -o, --output FILE       write the trace to FILE (default: standard output)\n"
 	"  -S, --seed N            use seed N instead of the config's\n"
-	"  -n, --messages N        stop after N generated messages (0: no limit)\n"
+	"  -N, --messages N        stop after N generated messages (0: no limit)\n"
 	"  -d, --duration D        start no instance after D (seconds, or 10ms, 5m...; 0: no limit)\n"
 	"      --no-ids            write \"-\" instead of call ids\n"
 	"      --capture-rate R    sniffer loss model: capture R messages/s (0: off)\n"
@@ -28,7 +29,7 @@ static const char usage_text[] =
 	"      --drop P            drop each message with probability P\n"
 	"      --skew NODE=S       NODE's clock is S seconds ahead (repeatable)\n"
 	"      --drift NODE=PPM    NODE's clock drifts PPM parts per million (repeatable)\n"
-	"  -s, --summary           print messages, nodes, edges, instances, parallelism and\n"
+	"  -I, --summary           print messages, nodes, edges, instances, parallelism and\n"
 	"                          drops to standard error when done\n"
 	"  -q, --quiet             no progress report\n"
 	"  -h, --help              show this help\n"
@@ -46,7 +47,7 @@ enum {
 static const struct option long_opts[] = {
 	{"output", required_argument, NULL, 'o'},
 	{"seed", required_argument, NULL, 'S'},
-	{"messages", required_argument, NULL, 'n'},
+	{"messages", required_argument, NULL, 'N'},
 	{"duration", required_argument, NULL, 'd'},
 	{"no-ids", no_argument, NULL, OPT_NO_IDS},
 	{"capture-rate", required_argument, NULL, OPT_RATE},
@@ -54,7 +55,7 @@ static const struct option long_opts[] = {
 	{"drop", required_argument, NULL, OPT_DROP},
 	{"skew", required_argument, NULL, OPT_SKEW},
 	{"drift", required_argument, NULL, OPT_DRIFT},
-	{"summary", no_argument, NULL, 's'},
+	{"summary", no_argument, NULL, 'I'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
@@ -169,7 +170,7 @@ int main(int argc, char **argv)
 	} while (0)
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:S:n:d:sqhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:S:N:d:IqhV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -179,7 +180,7 @@ int main(int argc, char **argv)
 				USAGE("--seed: bad number \"%s\"", optarg);
 			o.set_seed = 1;
 			break;
-		case 'n':
+		case 'N':
 			if (parse_u64(optarg, &o.messages) != 0)
 				USAGE("--messages: bad number \"%s\"", optarg);
 			o.set_messages = 1;
@@ -215,7 +216,7 @@ int main(int argc, char **argv)
 			if (bb_mt_skew_parse_arg(skew, optarg, c == OPT_DRIFT, &err) != 0)
 				USAGE("%s: %s", c == OPT_DRIFT ? "--drift" : "--skew", err.msg);
 			break;
-		case 's':
+		case 'I':
 			summary = 1;
 			break;
 		case 'q':
@@ -261,7 +262,7 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
-	w = bb_writer_open(output, &err);
+	w = bb_tio_writer_open(output, &err);
 	if (!w) {
 		fprintf(stderr, "maketrace: error: %s\n", err.msg);
 		status = 1;

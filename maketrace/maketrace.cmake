@@ -10,5 +10,5 @@ target_include_directories(bb_maketrace PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(bb_maketrace PUBLIC bb_trace PRIVATE PkgConfig::JANSSON ${MATH_LIB} bb_flags)
 
 add_executable(maketrace ${CMAKE_CURRENT_LIST_DIR}/maketrace.c)
-target_link_libraries(maketrace PRIVATE bb_maketrace bb_flags)
+target_link_libraries(maketrace PRIVATE bb_maketrace bb_traceio bb_flags)
 install(TARGETS maketrace RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -294,6 +294,26 @@ static int integer_in(struct ctx *c, json_t *v, long long lo, long long hi, long
 	return 0;
 }
 
+/* [min, max] of integers in [lo, hi] (the value at the current path), min <= max;
+ * form names the expected value in the message. */
+static int integer_range(struct ctx *c, json_t *v, long long lo, long long hi, const char *form,
+                         long long *a, long long *b)
+{
+	if (!json_is_array(v) || json_array_size(v) != 2)
+		return fail(c, "expected %s", form);
+	push_idx(c, 0);
+	int rc = integer_in(c, json_array_get(v, 0), lo, hi, a);
+	pop(c);
+	if (rc)
+		return rc;
+	push_idx(c, 1);
+	rc = integer_in(c, json_array_get(v, 1), lo, hi, b);
+	if (!rc && *b < *a)
+		rc = fail(c, "max %lld is below min %lld", *b, *a);
+	pop(c);
+	return rc;
+}
+
 /* obj[key] read by fn-like code: these helpers push the key around the check. */
 static int key_number(struct ctx *c, json_t *obj, const char *key, double lo, double hi,
                       double *out)
@@ -652,21 +672,8 @@ static int parse_step(struct ctx *c, json_t *obj, struct mt_step *st, const stru
 		st->kind = MT_REPEAT;
 		long long lo = 0, hi = 0;
 		push_key(c, "repeat");
-		rc = 0;
-		if (!json_is_array(v) || json_array_size(v) != 2) {
-			rc = fail(c, "expected [min, max]: how many times, at least and at most");
-		} else {
-			push_idx(c, 0);
-			rc = integer_in(c, json_array_get(v, 0), 0, MT_MAX_REPEAT, &lo);
-			pop(c);
-			if (!rc) {
-				push_idx(c, 1);
-				rc = integer_in(c, json_array_get(v, 1), 0, MT_MAX_REPEAT, &hi);
-				if (!rc && hi < lo)
-					rc = fail(c, "max %lld is below min %lld", hi, lo);
-				pop(c);
-			}
-		}
+		rc = integer_range(c, v, 0, MT_MAX_REPEAT,
+		                   "[min, max]: how many times, at least and at most", &lo, &hi);
 		pop(c);
 		if (rc)
 			return rc;
@@ -894,21 +901,8 @@ static int parse_tracelet(struct ctx *c, json_t *obj, struct mt_tracelet *tl,
 	if ((v = json_object_get(obj, "burst"))) {
 		long long lo = 1, hi = 1;
 		push_key(c, "burst");
-		int rc = 0;
-		if (!json_is_array(v) || json_array_size(v) != 2) {
-			rc = fail(c, "expected [min, max]: instances started at once");
-		} else {
-			push_idx(c, 0);
-			rc = integer_in(c, json_array_get(v, 0), 1, MT_MAX_BURST, &lo);
-			pop(c);
-			if (!rc) {
-				push_idx(c, 1);
-				rc = integer_in(c, json_array_get(v, 1), 1, MT_MAX_BURST, &hi);
-				if (!rc && hi < lo)
-					rc = fail(c, "max %lld is below min %lld", hi, lo);
-				pop(c);
-			}
-		}
+		int rc = integer_range(c, v, 1, MT_MAX_BURST, "[min, max]: instances started at once",
+		                       &lo, &hi);
 		pop(c);
 		if (rc)
 			return rc;

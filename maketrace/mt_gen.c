@@ -41,28 +41,28 @@ struct slot {
 	int64_t next_ns;        /* ordered runs: the slot's next arrival */
 };
 
-/* Ordered runs: a message of a generated instance waiting to be sent, and the
- * instances in flight. */
-struct pend {
-	int64_t ts_ns;
-	uint64_t seq;
-	uint64_t id;
-	uint32_t from, to, op, inst;
-};
-
+/* Ordered runs: the instances in flight. */
 struct inflight {
 	uint64_t num;           /* its number, 0 until its first message is sent */
 	uint32_t tl;
 	uint32_t left;          /* messages not yet sent; 0: the entry is free */
 };
 
-/* A message on its way out (through the reorder heap when skew is on). */
+/* A message on its way out (through the reorder heap when skew is on), or,
+ * in an ordered run, waiting to be sent (inst: its entry in the instances in
+ * flight). */
 struct ev {
 	int64_t ts_ns;
 	uint64_t seq;
 	uint64_t id;
 	uint64_t inst;
 	uint32_t from, to, tl, op;
+};
+
+/* A binary heap of messages by (time, seq). */
+struct evheap {
+	struct ev *a;
+	size_t n, cap;
 };
 
 struct open_call {
@@ -99,13 +99,11 @@ struct bb_mt_gen {
 	int overflow;              /* an instance exceeded MAX_INSTANCE_MSGS */
 	uint32_t overflow_tl;
 
-	struct ev *rh;             /* reorder heap */
-	size_t nrh, caprh;
+	struct evheap rh;          /* reorder heap */
 	uint64_t evseq;
 
 	/* ordered runs (docs/maketrace.md, "Arrivals and worker pools") */
-	struct pend *pq;           /* pending messages, a heap by (time, seq) */
-	size_t npq, cappq;
+	struct evheap pq;          /* pending messages */
 	uint64_t pseq;
 	struct inflight *fl;       /* instances in flight */
 	uint32_t nfl, capfl;
@@ -376,12 +374,14 @@ static int fill(struct bb_mt_gen *g, struct slot *s, int64_t start_ns)
 	}
 }
 
-/* ---- the slot heap, keyed by (next message time, slot index) ---- */
+/* ---- the slot heap, keyed by (next message time, or next arrival, slot index) ---- */
 
 static int slot_less(const struct bb_mt_gen *g, uint32_t a, uint32_t b)
 {
-	int64_t ta = g->slots[a].buf[g->slots[a].pos].ts_ns;
-	int64_t tb = g->slots[b].buf[g->slots[b].pos].ts_ns;
+	/* an ordered run keys its slots by their next arrival (run_ordered) */
+	const struct slot *sa = &g->slots[a], *sb = &g->slots[b];
+	int64_t ta = g->cfg->ordered ? sa->next_ns : sa->buf[sa->pos].ts_ns;
+	int64_t tb = g->cfg->ordered ? sb->next_ns : sb->buf[sb->pos].ts_ns;
 	return ta < tb || (ta == tb && a < b);
 }
 
@@ -408,36 +408,36 @@ static int ev_less(const struct ev *a, const struct ev *b)
 	return a->ts_ns < b->ts_ns || (a->ts_ns == b->ts_ns && a->seq < b->seq);
 }
 
-static void rh_push(struct bb_mt_gen *g, const struct ev *e)
+static void ev_push(struct evheap *h, const struct ev *e)
 {
-	if (g->nrh == g->caprh) {
-		g->caprh = g->caprh ? 2 * g->caprh : 1024;
-		g->rh = bb_xrealloc(g->rh, g->caprh * sizeof(*g->rh));
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 1024;
+		h->a = bb_xrealloc(h->a, h->cap * sizeof(*h->a));
 	}
-	size_t i = g->nrh++;
-	while (i > 0 && ev_less(e, &g->rh[(i - 1) / 2])) {
-		g->rh[i] = g->rh[(i - 1) / 2];
+	size_t i = h->n++;
+	while (i > 0 && ev_less(e, &h->a[(i - 1) / 2])) {
+		h->a[i] = h->a[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	g->rh[i] = *e;
+	h->a[i] = *e;
 }
 
-static void rh_pop(struct bb_mt_gen *g)
+static void ev_pop(struct evheap *h)
 {
-	struct ev x = g->rh[--g->nrh];
-	size_t i = 0, n = g->nrh;
+	struct ev x = h->a[--h->n];
+	size_t i = 0, n = h->n;
 	for (;;) {
 		size_t l = 2 * i + 1, m;
 		if (l >= n)
 			break;
-		m = (l + 1 < n && ev_less(&g->rh[l + 1], &g->rh[l])) ? l + 1 : l;
-		if (!ev_less(&g->rh[m], &x))
+		m = (l + 1 < n && ev_less(&h->a[l + 1], &h->a[l])) ? l + 1 : l;
+		if (!ev_less(&h->a[m], &x))
 			break;
-		g->rh[i] = g->rh[m];
+		h->a[i] = h->a[m];
 		i = m;
 	}
 	if (n)
-		g->rh[i] = x;
+		h->a[i] = x;
 }
 
 /* ---- statistics ---- */
@@ -577,14 +577,14 @@ static void emit(struct bb_mt_gen *g, uint32_t tl, uint64_t *inst, int first,
 	}
 	e.ts_ns = bb_mt_time_add(e.ts_ns, bb_mt_skew_shift(g->off_ns[m->from], g->drift[m->from],
 	                                                   g->t0_ns, m->ts_ns));
-	rh_push(g, &e);
+	ev_push(&g->rh, &e);
 	/* Messages still to come were sent at m->ts_ns or later (the merge is in
 	 * true time order) and the shift is monotonic in time, so whatever lies at
 	 * or below the bound can go. */
 	int64_t bound = skew_bound(g, m->ts_ns);
-	while (g->nrh && g->rh[0].ts_ns <= bound) {
-		write_ev(g, &g->rh[0]);
-		rh_pop(g);
+	while (g->rh.n && g->rh.a[0].ts_ns <= bound) {
+		write_ev(g, &g->rh.a[0]);
+		ev_pop(&g->rh);
 	}
 }
 
@@ -705,7 +705,7 @@ void bb_mt_gen_free(struct bb_mt_gen *g)
 		for (uint32_t i = 0; i < bb_intern_count(g->cfg->nodes); i++)
 			free(g->busy[i]);
 	free(g->busy);
-	free(g->pq);
+	free(g->pq.a);
 	free(g->fl);
 	free(g->flfree);
 	free(g->edges);
@@ -713,7 +713,7 @@ void bb_mt_gen_free(struct bb_mt_gen *g)
 	free(g->heap);
 	free(g->instances);
 	free(g->tl_names);
-	free(g->rh);
+	free(g->rh.a);
 	free(g->pathbuf);
 	free(g->names);
 	free(g->off_ns);
@@ -731,65 +731,6 @@ void bb_mt_gen_free(struct bb_mt_gen *g)
  * arrival still to come can start earlier. A pool serves calls in the order
  * the generator meets them: instances by start, the calls of an instance in
  * its step order. */
-
-static int pend_less(const struct pend *a, const struct pend *b)
-{
-	return a->ts_ns < b->ts_ns || (a->ts_ns == b->ts_ns && a->seq < b->seq);
-}
-
-static void pq_push(struct bb_mt_gen *g, const struct pend *e)
-{
-	if (g->npq == g->cappq) {
-		g->cappq = g->cappq ? 2 * g->cappq : 1024;
-		g->pq = bb_xrealloc(g->pq, g->cappq * sizeof(*g->pq));
-	}
-	size_t i = g->npq++;
-	while (i > 0 && pend_less(e, &g->pq[(i - 1) / 2])) {
-		g->pq[i] = g->pq[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	g->pq[i] = *e;
-}
-
-static void pq_pop(struct bb_mt_gen *g)
-{
-	struct pend x = g->pq[--g->npq];
-	size_t i = 0, n = g->npq;
-	for (;;) {
-		size_t l = 2 * i + 1, m;
-		if (l >= n)
-			break;
-		m = (l + 1 < n && pend_less(&g->pq[l + 1], &g->pq[l])) ? l + 1 : l;
-		if (!pend_less(&g->pq[m], &x))
-			break;
-		g->pq[i] = g->pq[m];
-		i = m;
-	}
-	if (n)
-		g->pq[i] = x;
-}
-
-static int arr_less(const struct bb_mt_gen *g, uint32_t a, uint32_t b)
-{
-	int64_t ta = g->slots[a].next_ns, tb = g->slots[b].next_ns;
-	return ta < tb || (ta == tb && a < b);
-}
-
-static void arr_down(struct bb_mt_gen *g, uint32_t i)
-{
-	uint32_t *h = g->heap, n = g->nheap, x = h[i];
-	for (;;) {
-		uint32_t l = 2 * i + 1, m;
-		if (l >= n)
-			break;
-		m = (l + 1 < n && arr_less(g, h[l + 1], h[l])) ? l + 1 : l;
-		if (!arr_less(g, h[m], x))
-			break;
-		h[i] = h[m];
-		i = m;
-	}
-	h[i] = x;
-}
 
 /* Generates the arrival of slot s at s->next_ns (one to burst_max instances,
  * all starting then) into the pending heap, and sets the slot's next arrival:
@@ -827,8 +768,8 @@ static void arrive(struct bb_mt_gen *g, struct slot *s)
 		g->fl[f] = (struct inflight){0, s->tl, s->n};
 		for (uint32_t i = 0; i < s->n; i++) {
 			const struct mt_msg *m = &s->buf[i];
-			struct pend e = {m->ts_ns, g->pseq++, m->id, m->from, m->to, m->op, f};
-			pq_push(g, &e);
+			struct ev e = {m->ts_ns, g->pseq++, m->id, f, m->from, m->to, s->tl, m->op};
+			ev_push(&g->pq, &e);
 		}
 	}
 	if (tl->rate > 0) {
@@ -856,24 +797,24 @@ static void run_ordered(struct bb_mt_gen *g)
 			g->heap[g->nheap++] = i;
 	}
 	for (uint32_t i = g->nheap / 2; i-- > 0;)
-		arr_down(g, i);
-	while ((g->nheap || g->npq) && g->generated < g->max_msgs && !g->werr && !g->overflow) {
-		if (g->nheap && (!g->npq || g->slots[g->heap[0]].next_ns <= g->pq[0].ts_ns)) {
+		heap_down(g, i);
+	while ((g->nheap || g->pq.n) && g->generated < g->max_msgs && !g->werr && !g->overflow) {
+		if (g->nheap && (!g->pq.n || g->slots[g->heap[0]].next_ns <= g->pq.a[0].ts_ns)) {
 			struct slot *s = &g->slots[g->heap[0]];
 			arrive(g, s);
 			if (s->next_ns >= g->tend_ns)
 				g->heap[0] = g->heap[--g->nheap];
 			if (g->nheap)
-				arr_down(g, 0);
+				heap_down(g, 0);
 			continue;
 		}
-		struct pend e = g->pq[0];
-		pq_pop(g);
+		struct ev e = g->pq.a[0];
+		ev_pop(&g->pq);
 		struct inflight *f = &g->fl[e.inst];
 		struct mt_msg m = {e.ts_ns, e.id, e.from, e.to, 0, e.op};
 		emit(g, f->tl, &f->num, f->num == 0, &m);
 		if (--f->left == 0)
-			g->flfree[g->nflfree++] = e.inst;
+			g->flfree[g->nflfree++] = (uint32_t)e.inst;
 		if (g->o.progress && g->generated % PROGRESS_EVERY == 0)
 			g->o.progress(g->o.progress_ctx, g->generated);
 	}
@@ -977,9 +918,9 @@ int bb_mt_gen_run(struct bb_mt_gen *g, struct bb_writer *w, struct bb_err *err)
 			g->o.progress(g->o.progress_ctx, g->generated);
 	}
 flush:
-	while (g->nrh && !g->werr) {
-		write_ev(g, &g->rh[0]);
-		rh_pop(g);
+	while (g->rh.n && !g->werr) {
+		write_ev(g, &g->rh.a[0]);
+		ev_pop(&g->rh);
 	}
 	if (g->werr)
 		return BB_ERR_IO;

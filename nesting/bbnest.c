@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "nesting/nesting.h"
+#include "traceio/traceio.h"
 
 static const char *prog = "bbnest";
 
@@ -26,13 +27,16 @@ static void usage(FILE *out)
 	        "  -t, --text                an indented table for a terminal\n"
 	        "      --dot                 Graphviz dot, one cluster per pattern (default)\n"
 	        "      --no-bins             leave histogram bins out of the JSON\n"
-	        "  -r, --rank WHAT           rank by 'latency' (count x mean, default) or 'count'\n"
-	        "  -n, --top N               keep the first N patterns (default all)\n"
+	        "      --instances FILE      every path instance, one JSON object a line\n"
+	        "      --otlp FILE           the instances as OpenTelemetry OTLP/JSON spans\n"
+	        "      --otlp-endpoint URL   POST them to an OTLP/HTTP collector (/v1/traces)\n"
+	        "  -R, --rank WHAT           rank by 'latency' (count x mean, default) or 'count'\n"
+	        "  -k, --top N               keep the first N patterns (default all)\n"
 	        "  -m, --min-count C         drop patterns seen fewer than C times\n"
 	        "algorithm:\n"
 	        "  -p, --penalty X,Y,Z       overlapping-, same- and generic-child penalty\n"
 	        "                            exponents (default 2,0,0)\n"
-	        "  -s, --smooth SIGMA        Gaussian smoothing of the scoreboard, in bins\n"
+	        "  -g, --smooth SIGMA        Gaussian smoothing of the scoreboard, in bins\n"
 	        "      --score KIND          compare 'density' (mass per unit delay, default)\n"
 	        "                            or the paper's raw bin 'mass'\n"
 	        "      --scoreboard KIND     delay histograms per 'edge' B->C, per 'caller'\n"
@@ -53,7 +57,7 @@ static void usage(FILE *out)
 	        "                            messages in memory)\n"
 	        "      --no-content          ignore tok= and ctx= (shared identifiers and\n"
 	        "                            propagated context): times alone decide\n"
-	        "  -w, --skew-window SECONDS loosen nesting comparisons by this much (0.03, 30ms)\n"
+	        "  -W, --skew-window SECONDS loosen nesting comparisons by this much (0.03, 30ms)\n"
 	        "  -b, --bin-range MIN,MAX   histogram range (default 1us,2h)\n"
 	        "      --bin-base B          ratio between bin edges (default 1.05)\n"
 	        "      --timeout SECONDS     evict calls open longer than this (default 1h)\n"
@@ -72,7 +76,7 @@ static void usage(FILE *out)
 	        "  -q, --quiet               no progress or warnings on standard error\n"
 	        "      --stats               print memory and CPU figures on standard error\n"
 	        "  -h, --help                this help\n"
-	        "      --version             version, with the Graphviz and jansson in use\n"
+	        "  -V, --version             version, with the Graphviz and jansson in use\n"
 	        "Standard input is copied to a temporary file: the algorithm reads its input twice\n"
 	        "(or once, when its messages fit the --memory budget).\n");
 }
@@ -148,14 +152,30 @@ static void progress(void *ctx, int pass, uint64_t records)
 	fprintf(stderr, "\rbbnest: pass %d: %llu records", pass, (unsigned long long)records);
 }
 
+/* --instances, --otlp: each instance as it completes */
+struct inst_sink {
+	struct bb_vinst_out *out;
+	struct bb_err err;
+	int rc;
+};
+
+static int on_instance(void *ctx, const struct bb_vinstance *in)
+{
+	struct inst_sink *s = ctx;
+	s->rc = bb_viz_inst_out_write(s->out, in, &s->err);
+	return s->rc;
+}
+
 /* The algorithm reads its input twice: standard input and pipes are copied to
  * a temporary file first. Returns the stream to read, or NULL. */
 static FILE *open_input(const char *path, int *spooled)
 {
-	FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	struct bb_err err = {{0}};
+	/* a .gz or .zst trace is decompressed as it is read (and rewound) */
+	FILE *in = bb_tio_open_read(path, NULL, &err);
 	*spooled = 0;
 	if (!in) {
-		fprintf(stderr, "%s: error: %s: %s\n", prog, path, strerror(errno));
+		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		return NULL;
 	}
 	if (in != stdin && fseek(in, 0, SEEK_SET) == 0)
@@ -236,6 +256,9 @@ enum {
 	OPT_SEQUENCE,
 	OPT_STATS,
 	OPT_VERSION,
+	OPT_INSTANCES,
+	OPT_OTLP,
+	OPT_OTLP_ENDPOINT,
 };
 
 static const struct option longopts[] = {
@@ -244,12 +267,12 @@ static const struct option longopts[] = {
 	{"text", no_argument, NULL, 't'},
 	{"dot", no_argument, NULL, OPT_DOT},
 	{"no-bins", no_argument, NULL, OPT_NO_BINS},
-	{"rank", required_argument, NULL, 'r'},
-	{"top", required_argument, NULL, 'n'},
+	{"rank", required_argument, NULL, 'R'},
+	{"top", required_argument, NULL, 'k'},
 	{"min-count", required_argument, NULL, 'm'},
 	{"penalty", required_argument, NULL, 'p'},
-	{"smooth", required_argument, NULL, 's'},
-	{"skew-window", required_argument, NULL, 'w'},
+	{"smooth", required_argument, NULL, 'g'},
+	{"skew-window", required_argument, NULL, 'W'},
 	{"bin-range", required_argument, NULL, 'b'},
 	{"bin-base", required_argument, NULL, OPT_BIN_BASE},
 	{"score", required_argument, NULL, OPT_SCORE},
@@ -268,7 +291,10 @@ static const struct option longopts[] = {
 	{"stats", no_argument, NULL, OPT_STATS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, OPT_VERSION},
+	{"version", no_argument, NULL, 'V'},
+	{"instances", required_argument, NULL, OPT_INSTANCES},
+	{"otlp", required_argument, NULL, OPT_OTLP},
+	{"otlp-endpoint", required_argument, NULL, OPT_OTLP_ENDPOINT},
 	{NULL, 0, NULL, 0},
 };
 
@@ -310,8 +336,10 @@ int main(int argc, char **argv)
 	int format = 'd', oracle = 0, truth = 0, bound = 0, quiet = 0, stats = 0, c;
 	uint64_t u;
 	double d;
+	const char *inst_path[3] = {NULL, NULL, NULL}; /* --instances, --otlp, --otlp-endpoint */
+	struct inst_sink sink = {NULL, {{0}}, 0};
 
-	while ((c = getopt_long(argc, argv, "o:jtr:n:m:p:s:w:b:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:jtR:k:m:p:g:W:b:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			outpath = optarg;
@@ -326,7 +354,7 @@ int main(int argc, char **argv)
 		case OPT_NO_BINS:
 			p.bins_in_output = 0;
 			break;
-		case 'r':
+		case 'R':
 			if (strcmp(optarg, "latency") == 0)
 				p.rank = BB_NEST_RANK_LATENCY;
 			else if (strcmp(optarg, "count") == 0)
@@ -335,7 +363,7 @@ int main(int argc, char **argv)
 				return usage_error("--rank: expected 'latency' or 'count', not '%s'",
 				                   optarg);
 			break;
-		case 'n':
+		case 'k':
 			if (parse_count(optarg, &u) != 0)
 				return usage_error("--top: bad count '%s'", optarg);
 			p.top = (size_t)u;
@@ -349,12 +377,12 @@ int main(int argc, char **argv)
 			if (parse_penalty(optarg, &p) != 0)
 				return usage_error("--penalty: expected X,Y,Z, not '%s'", optarg);
 			break;
-		case 's':
+		case 'g':
 			if (parse_num(optarg, &d) != 0)
 				return usage_error("--smooth: bad number '%s'", optarg);
 			p.smooth_sigma = d;
 			break;
-		case 'w':
+		case 'W':
 			if (bb_duration_parse(optarg, &p.skew_window_ns) != 0)
 				return usage_error("--skew-window: bad duration '%s'", optarg);
 			break;
@@ -432,10 +460,19 @@ int main(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+		case OPT_INSTANCES:
+			inst_path[0] = optarg;
+			break;
+		case OPT_OTLP:
+			inst_path[1] = optarg;
+			break;
+		case OPT_OTLP_ENDPOINT:
+			inst_path[2] = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
-		case OPT_VERSION:
+		case 'V':
 			printf("bbnest (bb) %s\nGraphviz %s\njansson %s\n", BB_VERSION,
 			       bb_viz_graphviz_version(), bb_viz_jansson_version());
 			return 0;
@@ -463,12 +500,23 @@ int main(int argc, char **argv)
 	struct bb_nest *inf = NULL, *orc = NULL, *bnd = NULL;
 	struct bb_vval *acc = NULL;
 	int status = 0;
+	if ((inst_path[0] || inst_path[1] || inst_path[2]) &&
+	    !(sink.out = bb_viz_inst_out_new(inst_path[0], inst_path[1], inst_path[2], &err))) {
+		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
+		if (in != stdin)
+			fclose(in);
+		return 1;
+	}
 	if (!oracle || truth) {
 		inf = bb_nest_new(&p, BB_NEST_INFER);
+		if (sink.out && !oracle)
+			bb_nest_set_instances(inf, on_instance, &sink);
 		status = run_one(inf, in, name, &ro, show);
 	}
 	if (!status && (oracle || truth)) {
 		orc = bb_nest_new(&p, BB_NEST_ORACLE);
+		if (sink.out && oracle)
+			bb_nest_set_instances(orc, on_instance, &sink);
 		status = run_one(orc, in, name, &ro, show);
 		struct bb_nest_stats st;
 		bb_nest_get_stats(orc, &st);
@@ -492,12 +540,25 @@ int main(int argc, char **argv)
 		if (bound_used) {
 			bb_nest_compare(bnd, orc, &ab);
 			bb_nest_set_bound(oracle ? orc : inf, &ab);
-		} else if (!status && !quiet && sb.children) {
+		} else if (!status && !quiet && sb.children && !sb.replayed) {
 			warn_unused(name, "--bound", "messages or candidates");
+		} else if (!status && !quiet && sb.children) {
+			fprintf(stderr, "%s: warning: %s: --bound not used: no call has its true parent "
+			                "(path=) among its candidates\n", prog, name);
 		}
 	}
 	if (in != stdin)
 		fclose(in);
+	if (sink.out) {
+		int rc = sink.rc < 0 ? sink.rc : bb_viz_inst_out_close(sink.out, &sink.err);
+		if (sink.rc < 0)
+			bb_viz_inst_out_close(sink.out, NULL);
+		sink.out = NULL;
+		if (rc < 0 && !status) {
+			fprintf(stderr, "%s: error: %s\n", prog, sink.err.msg);
+			status = 1;
+		}
+	}
 	if (status)
 		goto done;
 

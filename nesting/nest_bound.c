@@ -1,4 +1,4 @@
-/* nest_bound.c - --bound: the timing-only reference, parents by their times' likelihood under the true delay distributions */
+/* nest_bound.c - --bound: the timing-only reference assignment, by the true delay distributions */
 /* SPDX-License-Identifier: MIT */
 #include <math.h>
 #include <stdlib.h>
@@ -82,7 +82,8 @@ static uint32_t kind_find(struct bb_nest *n, uint32_t pfrom, uint32_t pto, uint3
 		b->capk = b->capk ? 2 * b->capk : 64;
 		b->k = bb_xrealloc(b->k, b->capk * sizeof(*b->k));
 	}
-	b->k[b->nk] = (struct bkind){pfrom, pto, preq, c, 0, bb_xcalloc(2 * n->bins.n, sizeof(double))};
+	b->k[b->nk] =
+	    (struct bkind){pfrom, pto, preq, c, 0, bb_xcalloc(2 * n->bins.n, sizeof(double))};
 	b->nk++;
 	if (2 * b->nk > b->kcap) {
 		/* grow, and index every kind (the new one too) again */
@@ -242,6 +243,11 @@ void nest_bound_solve(struct bb_nest *n)
 		}
 	}
 	n->st.bound_children = taught;
+	if (!taught) {
+		/* no true pair (no path= attributes): nothing to learn, no bound */
+		nest_bound_free(n);
+		return;
+	}
 	/* the flow solver of --global, with the true counts as capacities and no
 	 * penalties (the counts already say how many children a call has) */
 	double py = n->p.penalty_y, pz = n->p.penalty_z;

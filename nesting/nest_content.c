@@ -1,5 +1,6 @@
 /* nest_content.c - evidence beyond timing: shared content tokens (tok=) and propagated context (ctx=) */
 /* SPDX-License-Identifier: MIT */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -372,6 +373,13 @@ void nest_content_finish(struct bb_nest *n)
 		           (double)(e->ct_sure + e->ct_amb);
 		if (q <= r)
 			continue;
+		if (getenv("BB_DEBUG_CT"))
+			fprintf(stderr, "ct %s->%s sure %llu/%llu rand %llu/%llu amb %llu s %llu o %llu q %.3f r %.3f\n",
+			        bb_intern_str(n->names, e->a), bb_intern_str(n->names, e->b),
+			        (unsigned long long)e->ct_sure_share, (unsigned long long)e->ct_sure,
+			        (unsigned long long)e->ct_rand_share, (unsigned long long)e->ct_rand,
+			        (unsigned long long)e->ct_amb, (unsigned long long)e->ct_amb_share,
+			        (unsigned long long)e->ct_amb_other, q, r);
 		e->lr1 = q / r > LR_MAX ? LR_MAX : q / r;
 		e->lr2 = (1 - q) / (1 - r);
 		if (e->lr2 < 1 / LR_MAX)

@@ -92,6 +92,7 @@ static uint32_t total_cap(struct bb_nest *n, uint32_t b)
 }
 
 #define NO_CAP NEST_NO_CAP
+#define NO_CAP_SOFT UINT32_MAX
 
 struct slot_key {
 	uint32_t par, c, id;
@@ -112,6 +113,9 @@ struct net {
 	uint32_t *pccap, *pcflow, *pcpar; /* per (parent, callee) node */
 	uint32_t *pchead;                 /* its first child, or BB_NONE */
 	uint32_t *tcap, *tflow;           /* per parent node */
+	uint32_t *tsoft;                  /* per parent node: children past this cost SOFT_COST */
+	uint8_t *pconce;                  /* per (parent, callee) node: a second child costs
+	                                     SOFT_COST (nest_once) */
 	uint32_t *toff, *tpc;             /* its (parent, callee) nodes: tpc[toff[t]..toff[t+1]) */
 	uint32_t *assign;                 /* per child: its entry (index in ent), or BB_NONE */
 	uint32_t *cnext;                  /* per child: next child of the same (parent, callee) */
@@ -129,6 +133,39 @@ static double unit_cost(double e, uint32_t k)
 	return e > 0 && k > 1 ? e * log((double)k) : 0;
 }
 
+/* Soft capacity: a call into b whose children were all sure had at most
+ * smax of them, over at least SOFT_MIN such calls; more cost SOFT_COST each
+ * (a factor 100 against the scores), so a call takes more only when the
+ * times insist. The sure calls lean to fewer children (more of them, more
+ * chances that one is unsure), hence soft. The rig's nginx makes one
+ * upstream call or none (static files): no whole child count, no hard
+ * capacity, yet two upstream calls under one client request were most of
+ * its errors (docs/accuracy.md). */
+#define SOFT_MIN 20
+#define SOFT_COST 4.605170185988091 /* log(100) */
+
+static uint32_t soft_cap(const struct bb_nest *n, uint32_t b)
+{
+	if (b >= n->ninto || n->into[b].nobs < SOFT_MIN)
+		return NO_CAP_SOFT;
+	return n->into[b].smax;
+}
+
+static double parent_unit_cost(const struct net *k, uint32_t t, uint32_t units)
+{
+	return unit_cost(k->pen_z, units) + (units > k->tsoft[t] ? SOFT_COST : 0);
+}
+
+/* "At most one child into this callee" (nest_once) is soft too: the counts
+ * cannot tell "once each call" from "twice in a few calls" when few calls
+ * are seen with all their children sure (the rig's lookups call dns twice
+ * in 4% of the requests), and a hard capacity then forces the second call
+ * onto another request. */
+static double callee_unit_cost(const struct net *k, uint32_t v, uint32_t units)
+{
+	return unit_cost(k->pen_y, units) + (k->pconce[v] && units > 1 ? SOFT_COST : 0);
+}
+
 static void make_net(struct bb_nest *n, struct net *k)
 {
 	struct nest_global *g = &n->glob;
@@ -136,8 +173,10 @@ static void make_net(struct bb_nest *n, struct net *k)
 	k->nch = g->nch;
 	k->npc = k->npar = 0;
 	k->pccap = bb_xmalloc(cappc * sizeof(uint32_t));
+	k->pconce = bb_xmalloc(cappc);
 	k->pcpar = bb_xmalloc(cappc * sizeof(uint32_t));
 	k->tcap = bb_xmalloc(capt * sizeof(uint32_t));
+	k->tsoft = bb_xmalloc(capt * sizeof(uint32_t));
 	uint32_t *tslot = bb_xmalloc(n->nrec * sizeof(*tslot));
 	for (size_t i = 0; i < n->nrec; i++)
 		tslot[i] = BB_NONE;
@@ -154,15 +193,17 @@ static void make_net(struct bb_nest *n, struct net *k)
 			ndone[x->b] = 1;
 		}
 		uint32_t tk = x->b < n->ninto && ncap[x->b] ? ncap[x->b] : NO_CAP;
-		uint32_t once = !g->cap && nest_once(n, x->b, x->c) ? 1 : NO_CAP;
+		uint8_t once = !g->cap && nest_once(n, x->b, x->c);
 		for (uint32_t j = 0; j < x->nc; j++) {
 			struct nest_gent *e = &g->ent[x->off + j];
 			if (tslot[e->par] == BB_NONE) {
 				if (k->npar == capt) {
 					capt *= 2;
 					k->tcap = bb_xrealloc(k->tcap, capt * sizeof(uint32_t));
+					k->tsoft = bb_xrealloc(k->tsoft, capt * sizeof(uint32_t));
 				}
 				tslot[e->par] = (uint32_t)k->npar;
+				k->tsoft[k->npar] = g->cap ? NO_CAP_SOFT : soft_cap(n, x->b);
 				k->tcap[k->npar++] = g->cap ? g->cap(n, e->par, NEST_ANY) : tk;
 			}
 			e->slot_t = tslot[e->par];
@@ -190,12 +231,14 @@ static void make_net(struct bb_nest *n, struct net *k)
 				if (k->npc == cappc) {
 					cappc *= 2;
 					k->pccap = bb_xrealloc(k->pccap, cappc * sizeof(uint32_t));
+					k->pconce = bb_xrealloc(k->pconce, cappc);
 					k->pcpar = bb_xrealloc(k->pcpar, cappc * sizeof(uint32_t));
 				}
 				h[q].par = e->par;
 				h[q].c = x->c;
 				h[q].id = (uint32_t)k->npc;
-				k->pccap[k->npc] = g->cap ? g->cap(n, e->par, x->c) : once;
+				k->pccap[k->npc] = g->cap ? g->cap(n, e->par, x->c) : NO_CAP;
+				k->pconce[k->npc] = once;
 				k->pcpar[k->npc++] = e->slot_t;
 				hn++;
 			}
@@ -247,6 +290,8 @@ static void free_net(struct net *k)
 	free(k->pchead);
 	free(k->tcap);
 	free(k->tflow);
+	free(k->tsoft);
+	free(k->pconce);
 	free(k->toff);
 	free(k->tpc);
 	free(k->assign);
@@ -381,7 +426,7 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 			uint32_t v = (uint32_t)(u - PC0);
 			uint32_t t = (uint32_t)T0 + k->pcpar[v];
 			if (k->pcflow[v] < k->pccap[v]) {
-				double rc = unit_cost(k->pen_y, k->pcflow[v] + 1) + k->pot[u] - k->pot[t];
+				double rc = callee_unit_cost(k, v, k->pcflow[v] + 1) + k->pot[u] - k->pot[t];
 				relax(s, u, t, BB_NONE, du + (rc > 0 ? rc : 0));
 			}
 			for (uint32_t c = k->pchead[v]; c != BB_NONE; c = k->cnext[c]) {
@@ -391,14 +436,14 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 		} else {
 			uint32_t t = (uint32_t)(u - T0);
 			if (k->tflow[t] < k->tcap[t]) {
-				double rc = unit_cost(k->pen_z, k->tflow[t] + 1) + k->pot[u] - k->pot[SINK];
+				double rc = parent_unit_cost(k, t, k->tflow[t] + 1) + k->pot[u] - k->pot[SINK];
 				relax(s, u, (uint32_t)SINK, BB_NONE, du + (rc > 0 ? rc : 0));
 			}
 			for (uint32_t q = k->toff[t]; q < k->toff[t + 1]; q++) {
 				uint32_t v = k->tpc[q];
 				if (k->pcflow[v] == 0)
 					continue;
-				double rc = -unit_cost(k->pen_y, k->pcflow[v]) + k->pot[u] - k->pot[PC0 + v];
+				double rc = -callee_unit_cost(k, v, k->pcflow[v]) + k->pot[u] - k->pot[PC0 + v];
 				relax(s, u, (uint32_t)(PC0 + v), BB_NONE, du + (rc > 0 ? rc : 0));
 			}
 		}

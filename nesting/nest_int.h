@@ -79,6 +79,8 @@ struct call {
 	unsigned cexact : 1;      /* its parent was found by ctx= (nest_content.c) */
 	unsigned pamb : 1;        /* pass 2: its parent was ambiguous (NEST_AMB_SHARE) */
 	unsigned palt : 1;        /* pass 2: a likely other parent of an ambiguous child */
+	unsigned attr_owned : 1, parent_ambiguous : 1; /* instances (nest_inst.c) */
+	const char *attr;         /* instances: "PROTO\0REQ\0", or NULL */
 };
 
 struct node_list {
@@ -86,8 +88,8 @@ struct node_list {
 	uint64_t ncalls; /* pass 1: call pairs into this node (--reassign) */
 	uint64_t nobs;   /* pass 1: of them, with children all sure (--reassign) */
 	uint32_t smin, smax; /* pass 1: fewest and most sure children of those (--global) */
-	uint64_t pobs, povl; /* pass 1: calls into it with 2-4 children all sure, and of
-	                        them, ones with two children overlapping in time */
+	uint64_t pobs, povl; /* pass 1: pairs of sure children of one call into it, and
+	                        of them, pairs that overlapped in time */
 	int parallel;        /* its calls make calls in parallel: no overlap penalty */
 	uint32_t clast;      /* pass 1: 1 + the CALL record of the last call into this
 	                        node that returned with tokens, or 0 (nest_content.c) */
@@ -196,8 +198,8 @@ struct pattern {
  * c before "at most one child into c" is refuted (nest_score.c conflict). */
 #define NEST_ONCE_EXPECT 5.0
 
-/* A node makes parallel calls when at least NEST_PAR_SHARE of its calls
- * seen with 2-4 sure children, and NEST_PAR_MIN of them, had two at once. */
+/* A node makes parallel calls when at least NEST_PAR_SHARE of the pairs of
+ * sure children of its calls, and NEST_PAR_MIN pairs, overlapped in time. */
 #define NEST_PAR_MIN 10
 #define NEST_PAR_SHARE 0.1
 
@@ -305,6 +307,7 @@ struct bb_nest {
 	struct bb_nest_stats st;
 	int bound_set;            /* bb_nest_set_bound was called: the stats carry it */
 	uint64_t bound_fn, bound_true;
+	struct nest_inst *inst;   /* instances wanted (nest_inst.c), or NULL */
 	bb_nest_progress_fn progress;
 	void *progress_ctx;
 
@@ -381,6 +384,16 @@ void nest_global_free(struct bb_nest *n);
 void nest_bound_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);
 void nest_bound_solve(struct bb_nest *n);
 void nest_bound_free(struct bb_nest *n);
+/* nest_inst.c */
+struct nest_inst;
+void nest_inst_free(struct nest_inst *s);
+void nest_inst_restart(struct nest_inst *s);
+void nest_inst_on_call(struct bb_nest *n, struct call *c, const struct bb_rec *rec);
+void nest_inst_on_ret(struct bb_nest *n, struct call *c, const struct bb_rec *rec);
+void nest_inst_on_replay(struct bb_nest *n, struct call *c);
+int nest_parent_ambiguous(struct bb_nest *n, struct call *child, struct call **cand, size_t nc,
+                          struct call *parent);
+void nest_inst_emit(struct bb_nest *n, const struct call *root, uint32_t key);
 
 /* nest_paths.c */
 void nest_attach(struct call *parent, struct call *child);

@@ -96,6 +96,8 @@ static struct call *call_new(struct bb_nest *n)
 	c->cnext = c->rnext = c->parent = c->child = c->sibling = NULL;
 	c->open = c->linked = c->path_borrowed = c->ambiguous = 0;
 	c->cexact = c->pamb = c->palt = 0;
+	c->attr = NULL;
+	c->attr_owned = c->parent_ambiguous = 0;
 	n->live++;
 	if (n->live > n->st.peak_open)
 		n->st.peak_open = n->live;
@@ -108,6 +110,8 @@ static void call_free(struct bb_nest *n, struct call *c)
 		free(c->id);
 	if (!c->path_borrowed)
 		free(c->path);
+	if (c->attr_owned)
+		free((char *)(uintptr_t)c->attr);
 	c->hnext = n->freelist;
 	n->freelist = c;
 	n->live--;
@@ -376,6 +380,8 @@ static void on_call(struct bb_nest *n, const struct bb_reader *r, const struct b
 			n->rreq[c->ridx] = bb_intern_add(n->reqs, req, len);
 		}
 	}
+	if (n->inst)
+		nest_inst_on_call(n, c, rec);
 	/* ids are compared as the C strings they were stored as (an id with a
 	 * NUL in it matches only up to it): short ones live in the call */
 	size_t idlen = strnlen(rec->id_str, rec->id_len);
@@ -538,6 +544,8 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 			nest_seq_context(n, parent, c);
 		if (n->sstage)
 			nest_seq_returned(n, c);
+		if (parent && n->inst)
+			c->parent_ambiguous = nest_parent_ambiguous(n, c, n->cand, nc, parent);
 		if (parent) {
 			nest_attach(parent, c);
 			update_max_ret(parent, c->max_ret);
@@ -581,6 +589,8 @@ static void on_ret(struct bb_nest *n, const struct bb_reader *r, const struct bb
 			n->st.unmatched_returns++;
 		return;
 	}
+	if (n->inst)
+		nest_inst_on_ret(n, c, rec);
 	on_close(n, c, rec->ts_ns);
 }
 
@@ -728,6 +738,8 @@ void nest_replay(struct bb_nest *n)
 			c->from = m->op_from & REC_NODE_MAX;
 			c->to = m->arg;
 			c->ridx = (uint32_t)i;
+			if (n->inst)
+				nest_inst_on_replay(n, c);
 			if (n->rret)
 				c->end_ts = n->rret[i];
 			if (n->ramb && !n->gstage)

@@ -129,6 +129,8 @@ void nest_add_instance(struct bb_nest *n, struct call *root)
 	p->root_lat_sum += (double)lat;
 	nest_hist_add(&p->root.lat, &n->bins, lat);
 	aggregate(n, &p->root.children[0], root, NULL);
+	if (n->inst)
+		nest_inst_emit(n, root, k);
 }
 
 static void anode_free(struct anode *a)

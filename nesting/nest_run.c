@@ -142,6 +142,8 @@ static void nest_restart(struct bb_nest *n)
 	n->mode = keep.mode;
 	n->progress = keep.progress;
 	n->progress_ctx = keep.progress_ctx;
+	n->inst = keep.inst;
+	nest_inst_restart(n->inst);
 	n->map = keep.map;
 	n->map_len = keep.map_len;
 	n->map_line = 1;
@@ -155,6 +157,7 @@ void bb_nest_free(struct bb_nest *n)
 	if (!n)
 		return;
 	nest_clear(n);
+	nest_inst_free(n->inst);
 	free(n);
 }
 

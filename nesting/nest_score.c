@@ -1,6 +1,7 @@
 /* nest_score.c - ScoreNestings and FindNestedPairs: the scoreboard, smoothing, penalties */
 /* SPDX-License-Identifier: MIT */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +155,12 @@ void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size
 			pc_find(n, c->from, c->to, 1)->twice++;
 		else if (par->nsure < 4)
 			par->sure_to[par->nsure] = c->to;
+		/* two sure children of one call: did they overlap? */
+		struct node_list *pl = par->to < n->ninto ? &n->into[par->to] : NULL;
+		for (uint32_t i = 0; pl && i < m; i++) {
+			pl->pobs++;
+			pl->povl += par->sure_call[i] < c->ret_ts && c->call_ts < par->sure_ret[i];
+		}
 		if (par->nsure < 4) {
 			par->sure_call[par->nsure] = c->call_ts;
 			par->sure_ret[par->nsure] = c->ret_ts;
@@ -166,14 +173,6 @@ void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size
 	if (c->ambiguous || c->nsure > 4 || c->nsure == 0)
 		return;
 	struct node_list *l = &n->into[c->to];
-	if (c->nsure >= 2) {
-		int ovl = 0;
-		for (uint32_t i = 0; i < c->nsure; i++)
-			for (uint32_t j = i + 1; j < c->nsure; j++)
-				ovl |= c->sure_call[i] < c->sure_ret[j] && c->sure_call[j] < c->sure_ret[i];
-		l->pobs++;
-		l->povl += ovl;
-	}
 	if (!l->nobs++ || c->nsure < l->smin)
 		l->smin = c->nsure;
 	if (c->nsure > l->smax)
@@ -380,9 +379,9 @@ static int conflict(struct bb_nest *n, uint32_t b, uint32_t x, uint32_t y)
 	return e->once > 0 || expect < NEST_ONCE_EXPECT;
 }
 
-/* After pass 1: a node whose calls, where all their children were sure,
- * often had two of them at once (NEST_PAR_SHARE of at least NEST_PAR_MIN)
- * makes calls in parallel, and the overlap penalty, which assumes one call
+/* After pass 1: a node whose calls' sure children (the only candidate
+ * parent was that call), taken two by two, often overlapped in time
+ * (NEST_PAR_SHARE of at least NEST_PAR_MIN pairs) makes calls in parallel, and the overlap penalty, which assumes one call
  * at a time, is not applied to its calls (the rig's app servers call redis
  * and PostgreSQL at once; --penalty 0,.. turned it off for every node). */
 void nest_parallel_nodes(struct bb_nest *n)
@@ -392,6 +391,8 @@ void nest_parallel_nodes(struct bb_nest *n)
 		l->parallel = n->p.learn_parallel && l->pobs >= NEST_PAR_MIN &&
 		              (double)l->povl >= NEST_PAR_SHARE * (double)l->pobs;
 		n->st.parallel_nodes += l->parallel != 0;
+		if (getenv("BB_DEBUG_PAR") && l->pobs)
+			fprintf(stderr, "par %s %llu %llu\n", bb_intern_str(n->names, (uint32_t)i), (unsigned long long)l->pobs, (unsigned long long)l->povl);
 	}
 }
 

@@ -154,6 +154,13 @@ int bb_nest_run_mem(struct bb_nest *n, const char *buf, size_t len, const char *
 typedef void (*bb_nest_progress_fn)(void *ctx, int pass, uint64_t records);
 void bb_nest_set_progress(struct bb_nest *n, bb_nest_progress_fn fn, void *ctx);
 
+/* Optional: every path instance of pass 2 as it completes (borrowed, valid
+ * during the call), in viz's model. A non-zero return stops the calls (the
+ * sink keeps its own error). Memory stays bounded by the open calls. NULL
+ * fn turns it off. */
+typedef int (*bb_nest_instance_fn)(void *ctx, const struct bb_vinstance *in);
+void bb_nest_set_instances(struct bb_nest *n, bb_nest_instance_fn fn, void *ctx);
+
 void bb_nest_get_stats(const struct bb_nest *n, struct bb_nest_stats *st);
 
 /* The scoreboard value of (a, b, c, delta) after pass 1 (and smoothing), for

@@ -41,12 +41,23 @@ fi
 if [ -x "$bin/bbconv" ]; then
 	echo
 	echo "== bbconv: delay graph at quantum 1 ms, the edges into pg"
-	"$bin/bbconv" -q 0.001 --max-delay 1 --text -o "$out/delay-conv.txt" "$out/delay.tr"
+	"$bin/bbconv" -Q 0.001 --max-delay 1 --text -o "$out/delay-conv.txt" "$out/delay.tr"
 	grep -B1 ' pg  ' "$out/delay-conv.txt" | head -n 20 || true
 	echo "   ... (whole graph: $out/delay-conv.txt)"
-	"$bin/bbconv" -q 0.001 --max-delay 1 -o "$out/delay-conv.dot" "$out/delay.tr"
+	"$bin/bbconv" -Q 0.001 --max-delay 1 -o "$out/delay-conv.dot" "$out/delay.tr"
 	if command -v dot >/dev/null 2>&1; then
 		dot -Tsvg "$out/delay-conv.dot" -o "$out/delay-conv.svg"
 		echo "   graph: $out/delay-conv.svg"
 	fi
+fi
+
+if [ -x "$bin/bbdiff" ] && [ -x "$bin/bbreport" ]; then
+	echo
+	echo "== bbdiff: the normal run against the slow one"
+	"$bin/bbcap" -r "$ex/normal.pcap" --names "$ex/hosts" -w "$out/normal.tr" 2>/dev/null
+	"$bin/bbdiff" $nest_opts "$out/normal.tr" "$out/delay.tr" | tee "$out/diff.txt" || true
+	echo
+	echo "== bbreport: one page with all of it"
+	"$bin/bbreport" $nest_opts -o "$out/report.html" --baseline "$out/normal.tr" "$out/delay.tr"
+	echo "   report: $out/report.html"
 fi

@@ -5,17 +5,20 @@
 # MariaDB, slapd, samba and their clients, h2load, python3-grpcio and -thrift,
 # nghttpx for the h2c upgrade, DBD::MariaDB for prepared statements)
 # are for the tests that capture real traffic in network namespaces; tshark is
-# their oracle. apt's policy here keeps the servers from starting on install.
+# their oracle. libcurl sends bbnest --otlp-endpoint; protoc and python3-protobuf
+# are the OTLP test's independent parser; chromium (headless) loads bbreport's page. apt's policy here keeps the servers from starting on install.
 set -eu
 
 PKGS="build-essential cmake pkg-config clang libclang-rt-14-dev
 libpcap-dev libnids-dev libfftw3-dev libgraphviz-dev graphviz libjansson-dev
+zlib1g-dev libzstd-dev zstd
 tcpdump
 iproute2 ethtool curl dnsmasq-base dnsutils rpcbind nginx-light wrk tshark bc
 redis-server redis-tools memcached libmemcached-tools postgresql postgresql-contrib
 mariadb-server mariadb-client slapd ldap-utils samba smbclient nghttp2-client
 python3-grpcio python3-thrift
-nghttp2-proxy libdbd-mariadb-perl"
+nghttp2-proxy libdbd-mariadb-perl
+libcurl4-openssl-dev protobuf-compiler python3-protobuf chromium python3-websocket"
 
 missing=""
 for p in $PKGS; do

@@ -128,6 +128,10 @@ struct bb_reader *bb_reader_open(const char *path, const struct bb_reader_opts *
 /* Reads from an open stdio stream, named `name` in messages; borrows fp. */
 struct bb_reader *bb_reader_fopen(FILE *fp, const char *name,
                                   const struct bb_reader_opts *opts, struct bb_err *err);
+/* The same, taking fp over: bb_reader_free fcloses it (a decompressing
+ * stream, see traceio/traceio.h); so does a failed open. */
+struct bb_reader *bb_reader_fopen_own(FILE *fp, const char *name,
+                                      const struct bb_reader_opts *opts, struct bb_err *err);
 /* Reads from memory; borrows buf for the reader's lifetime. */
 struct bb_reader *bb_reader_mem(const char *buf, size_t len, const char *name,
                                 const struct bb_reader_opts *opts, struct bb_err *err);
@@ -175,8 +179,15 @@ struct bb_writer;
  * disk), the file is cut back to its last complete line. Returns new or NULL
  * with err set. */
 struct bb_writer *bb_writer_open(const char *path, struct bb_err *err);
+/* Writes to fd, which it takes over (closed by bb_writer_close), like a file
+ * opened by path; name is used in messages (bbcap writes a temporary file
+ * under the name of the file it will become). Returns new. */
+struct bb_writer *bb_writer_fdopen(int fd, const char *name, struct bb_err *err);
 /* Writes to an open stream; borrows fp (not closed by bb_writer_close). */
 struct bb_writer *bb_writer_fopen(FILE *fp, const char *name, struct bb_err *err);
+/* The same, taking fp over: bb_writer_close fcloses it and reports an error
+ * of fclose (a compressing stream writes its end there). */
+struct bb_writer *bb_writer_fopen_own(FILE *fp, const char *name, struct bb_err *err);
 /* Writes a '#' metadata line (text without the '#'). Call before records or between. */
 int bb_writer_meta(struct bb_writer *w, const char *text, struct bb_err *err);
 /* Writes one message. id NULL or "" means "-". attrs may be NULL when nattrs is 0.
@@ -198,6 +209,23 @@ int bb_writer_close(struct bb_writer *w, struct bb_err *err);
 
 /* Percent-encode s[0..len) into a new string for a trace field (caller frees). */
 char *bb_pct_encode(const char *s, size_t len);
+
+/* ---- what a file is -------------------------------------------------------------- */
+
+enum bb_fmt { BB_FMT_TEXT = 0, BB_FMT_GZIP, BB_FMT_ZSTD, BB_FMT_PCAP, BB_FMT_PCAPNG };
+
+/* The format of a file by its first n bytes (magic numbers); BB_FMT_TEXT for
+ * anything else, and when n is too short to tell. */
+enum bb_fmt bb_fmt_sniff(const void *buf, size_t n);
+/* "trace", "gzip", "zstd", "pcap", "pcapng". Static string. */
+const char *bb_fmt_name(enum bb_fmt f);
+/* The compression a trace written to path gets by its suffix: BB_FMT_GZIP for
+ * ".gz", BB_FMT_ZSTD for ".zst", else BB_FMT_TEXT. */
+enum bb_fmt bb_fmt_of_name(const char *path);
+/* Sets err to what to do with input `name` of format f where a plain trace
+ * was expected ("x.pcap is a packet capture (pcap), not a trace: run bbcap
+ * -r x.pcap -w TRACE first ..."). Does nothing for BB_FMT_TEXT. */
+void bb_fmt_explain(enum bb_fmt f, const char *name, struct bb_err *err);
 
 /* ---- other outputs (dot, JSON, text through stdio) ----------------------------- */
 

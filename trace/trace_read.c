@@ -72,6 +72,7 @@ struct bb_reader {
 	/* input: exactly one of fd (ours), fp (borrowed), mem (borrowed) */
 	int fd;
 	FILE *fp;
+	int own_fp;            /* fp is ours to fclose */
 	const char *mem;
 	size_t mem_len;
 	char *buf;
@@ -963,11 +964,38 @@ static struct bb_reader *new_reader(const char *name, const struct bb_reader_opt
 	return r;
 }
 
+/* Fails on input that is plainly not a trace (a pcap, a compressed file),
+ * with what to do about it, rather than on its first line's bytes. The
+ * first read is kept in the buffer for fetch_line. */
+static int sniff(struct bb_reader *r, struct bb_err *err)
+{
+	const char *p = r->mem;
+	size_t n = r->mem_len;
+	if (!r->mem) {
+		long k = read_some(r, r->buf, BUF_CAP);
+		if (k < 0) {
+			bb_err_set(err, "%s: read error: %s", r->name, strerror(errno));
+			return BB_ERR_IO;
+		}
+		if (k == 0)
+			r->eof = 1;
+		r->end = (size_t)k;
+		r->st.bytes += (uint64_t)k;
+		p = r->buf;
+		n = (size_t)k;
+	}
+	enum bb_fmt f = bb_fmt_sniff(p, n);
+	if (f == BB_FMT_TEXT)
+		return 0;
+	bb_fmt_explain(f, r->name, err);
+	return BB_ERR_PARSE;
+}
+
 static struct bb_reader *start(struct bb_reader *r, struct bb_err *err)
 {
 	if (!r->mem)
 		r->buf = bb_xmalloc(BUF_CAP);
-	if (read_header(r, err) < 0) {
+	if (sniff(r, err) < 0 || read_header(r, err) < 0) {
 		bb_reader_free(r);
 		return NULL;
 	}
@@ -1007,6 +1035,17 @@ struct bb_reader *bb_reader_fopen(FILE *fp, const char *name,
 	return start(r, err);
 }
 
+/* Takes fp over (fclose'd by bb_reader_free, also when this fails). */
+struct bb_reader *bb_reader_fopen_own(FILE *fp, const char *name,
+                                      const struct bb_reader_opts *opts, struct bb_err *err)
+{
+	struct bb_reader *r = new_reader(name ? name : "<stream>", opts);
+
+	r->fp = fp;
+	r->own_fp = 1;
+	return start(r, err);
+}
+
 /* Borrows buf for the reader's life; name is copied. Returns new or NULL. */
 struct bb_reader *bb_reader_mem(const char *buf, size_t len, const char *name,
                                 const struct bb_reader_opts *opts, struct bb_err *err)
@@ -1026,6 +1065,8 @@ void bb_reader_free(struct bb_reader *r)
 		return;
 	if (r->fd > STDIN_FILENO)
 		close(r->fd);
+	if (r->own_fp && r->fp)
+		fclose(r->fp);
 	for (uint32_t i = 0; i < r->nslots; i++) {
 		free(r->slots[i]->buf);
 		free(r->slots[i]->av);

@@ -28,6 +28,7 @@ struct bb_writer {
 	FILE *fp;   /* borrowed stream, or NULL */
 	int fd;     /* our file or standard output, or -1 */
 	int own_fd; /* fd is ours to close */
+	int own_fp; /* fp is ours to fclose */
 	char *buf;
 	size_t len, cap;
 	int failed;
@@ -269,11 +270,26 @@ struct bb_writer *bb_writer_open(const char *path, struct bb_err *err)
 	return new_writer(path, NULL, fd, 1);
 }
 
+/* Takes fd over (closed by bb_writer_close); name is copied. */
+struct bb_writer *bb_writer_fdopen(int fd, const char *name, struct bb_err *err)
+{
+	(void)err;
+	return new_writer(name ? name : "<fd>", NULL, fd, 1);
+}
+
 /* Borrows fp (flushed, never closed, by bb_writer_close); name is copied. */
 struct bb_writer *bb_writer_fopen(FILE *fp, const char *name, struct bb_err *err)
 {
 	(void)err;
 	return new_writer(name ? name : "<stream>", fp, -1, 0);
+}
+
+/* Takes fp over: fclose'd by bb_writer_close; name is copied. */
+struct bb_writer *bb_writer_fopen_own(FILE *fp, const char *name, struct bb_err *err)
+{
+	struct bb_writer *w = bb_writer_fopen(fp, name, err);
+	w->own_fp = 1;
+	return w;
 }
 
 /* Writes "#text\n". text must not hold a line break, nor be a "bbtrace"
@@ -412,6 +428,11 @@ int bb_writer_close(struct bb_writer *w, struct bb_err *err)
 	if (w->fd >= 0 && w->own_fd) {
 		if (close(w->fd) && !rc)
 			rc = wfail(w, err, errno);
+	}
+	if (w->fp && w->own_fp) {
+		errno = 0;
+		if (fclose(w->fp) && !rc)
+			rc = wfail(w, err, errno ? errno : EIO);
 	}
 	free(w->buf);
 	free(w->name);

@@ -152,4 +152,102 @@ int bb_viz_graph_dot(FILE *out, const struct bb_vgraph *g, struct bb_err *err);
 int bb_viz_graph_json(FILE *out, const struct bb_vgraph *g, struct bb_err *err);
 int bb_viz_graph_text(FILE *out, const struct bb_vgraph *g, struct bb_err *err);
 
+/* ---- path instances (bbnest --instances, --otlp) -------------------------------------- */
+
+/* One call of an inferred request. parent indexes the instance's calls (-1:
+ * the root). ambiguous: its parent was chosen among candidates about as
+ * likely as the chosen one (nesting decides what that means). proto and req
+ * may be NULL. */
+struct bb_vcall {
+	const char *caller, *callee;
+	int64_t start_ns, end_ns;
+	int64_t delay_ns;           /* from the parent call's start; 0 for the root */
+	const char *proto, *req;
+	int32_t parent;
+	int ambiguous;
+};
+
+/* One inferred request: its calls in preorder (calls[0] the root, every call
+ * after its parent, children in call order). */
+struct bb_vinstance {
+	uint64_t seq;               /* 0, 1, 2 ... in the order instances complete */
+	const char *pattern;        /* the pattern's id (bb_viz_pattern_id) */
+	const char *shape;          /* the pattern's text, "client(nginx(app1(pg)))" */
+	int64_t start_ns, latency_ns;
+	size_t ncalls;
+	const struct bb_vcall *calls;
+};
+
+#define BB_PATTERN_ID_BUFSZ 17
+/* A pattern's stable id from its text (names in call order, as shape): 16 hex
+ * digits of a 64-bit FNV-1a hash. */
+void bb_viz_pattern_id(const char *shape, char *buf);
+
+/* Where instances go: one JSON object a line (jsonl), an OTLP/JSON
+ * ExportTraceServiceRequest file (otlp), batches POSTed to an OTLP/HTTP
+ * collector (endpoint, a URL; "/v1/traces" is added when it has no path).
+ * Any of the three may be NULL; "-" is standard output. Returns new (finish
+ * and free with bb_viz_inst_out_close) or NULL with err set. */
+struct bb_vinst_out;
+struct bb_vinst_out *bb_viz_inst_out_new(const char *jsonl, const char *otlp,
+                                         const char *endpoint, struct bb_err *err);
+/* Writes one instance (borrowed) everywhere o sends them. Returns 0 or a
+ * negative bb_status; after an error o writes nothing more. */
+int bb_viz_inst_out_write(struct bb_vinst_out *o, const struct bb_vinstance *in,
+                          struct bb_err *err);
+/* Completes the documents, sends what is left, closes the files and frees o
+ * (NULL does nothing). Returns 0 or the first error of the whole output. */
+int bb_viz_inst_out_close(struct bb_vinst_out *o, struct bb_err *err);
+/* The libcurl version in use, for --version (a static string). */
+const char *bb_viz_curl_version(void);
+
+/* ---- reading results back (bbdiff, bbreport) -------------------------------------------- */
+
+/* bbnest's JSON output read back into the model. */
+struct bb_vpatterns_doc;
+/* Returns new (free with bb_viz_patterns_doc_free) or NULL with err naming
+ * the file (and line for bad JSON). */
+struct bb_vpatterns_doc *bb_viz_patterns_read(const char *path, struct bb_err *err);
+/* The patterns, params and stats read; borrowed, valid until the doc is freed. */
+const struct bb_vpatterns *bb_viz_patterns_doc(const struct bb_vpatterns_doc *d);
+void bb_viz_patterns_doc_free(struct bb_vpatterns_doc *d);
+/* obj[key] as an integer, 0 when obj is NULL or has none. */
+int64_t bb_vval_get_int(const struct bb_vval *obj, const char *key);
+/* A pattern's text: node names, children in parentheses separated by spaces,
+ * "client(nginx(app1(auth pg)))". Returns new, caller frees. */
+char *bb_viz_pattern_shape(const struct bb_vpattern *p);
+
+/* ---- a service graph with marks (bbdiff) and SVG in-process (bbreport) ------------------ */
+
+struct bb_vsvc_node {
+	const char *name;
+	const char *label;          /* second line, or NULL */
+	int changed;                /* drawn in red */
+};
+struct bb_vsvc_edge {
+	const char *from, *to;      /* node names */
+	const char *label;          /* or NULL */
+	int changed;
+};
+struct bb_vsvc {
+	size_t nnodes, nedges;
+	const struct bb_vsvc_node *nodes;
+	const struct bb_vsvc_edge *edges;
+	const char *title;          /* or NULL */
+};
+/* As dot, left to right, changed nodes and edges red and thick. */
+int bb_viz_svc_dot(FILE *out, const struct bb_vsvc *s, struct bb_err *err);
+/* A Graphviz context for SVG, one a process: graphviz 2.43's pango plugin
+ * keeps a font name from its first context, freed with it (a second context
+ * then reads freed memory). New; free with bb_viz_svg_free. */
+struct bb_vsvg;
+struct bb_vsvg *bb_viz_svg_new(void);
+void bb_viz_svg_free(struct bb_vsvg *r);
+/* Laid out and rendered as SVG through Graphviz's gvc library in this
+ * process. Return new (caller frees) with *len its length, or NULL with err. */
+char *bb_viz_svc_svg(struct bb_vsvg *r, const struct bb_vsvc *s, size_t *len,
+                     struct bb_err *err);
+char *bb_viz_pattern_svg(struct bb_vsvg *r, const struct bb_vpattern *p, size_t *len,
+                         struct bb_err *err);
+
 #endif

@@ -3,6 +3,7 @@
 #ifndef BB_VIZ_INT_H
 #define BB_VIZ_INT_H
 
+#include <graphviz/cgraph.h>
 #include <jansson.h>
 
 #include "viz/viz.h"
@@ -26,5 +27,9 @@ int bb_viz_dump_json(FILE *out, json_t *root, struct bb_err *err);
  * escapes in labels), control bytes and invalid UTF-8 written as \xNN.
  * Returns new, caller frees. */
 char *bb_viz_dot_label(const char *s);
+
+/* A pattern node and its subtree into sub (figure 8's labels); node ids
+ * "p<rank>n<seq>". Returns the node. */
+Agnode_t *bb_viz_dot_node(Agraph_t *sub, const struct bb_vnode *v, unsigned rank, unsigned *seq);
 
 #endif

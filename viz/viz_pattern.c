@@ -40,7 +40,7 @@ static void set(void *obj, const char *key, const char *val)
 	agsafeset(obj, S(key), S(val), S(""));
 }
 
-static Agnode_t *dot_node(Agraph_t *sub, const struct bb_vnode *v, unsigned rank, unsigned *seq)
+Agnode_t *bb_viz_dot_node(Agraph_t *sub, const struct bb_vnode *v, unsigned rank, unsigned *seq)
 {
 	char id[48], dur[BB_DUR_BUFSZ];
 	snprintf(id, sizeof(id), "p%un%u", rank, (*seq)++);
@@ -59,7 +59,7 @@ static Agnode_t *dot_node(Agraph_t *sub, const struct bb_vnode *v, unsigned rank
 	free(name);
 	for (size_t i = 0; i < v->nchildren; i++) {
 		const struct bb_vnode *c = &v->children[i];
-		Agnode_t *cn = dot_node(sub, c, rank, seq);
+		Agnode_t *cn = bb_viz_dot_node(sub, c, rank, seq);
 		Agedge_t *e = agedge(sub, nd, cn, NULL, 1);
 		if (c->call_delay.n) {
 			bb_viz_fmt_ns_ascii(mean_ns(c->call_delay.mean), dur);
@@ -108,7 +108,7 @@ int bb_viz_patterns_dot(FILE *out, const struct bb_vpatterns *p, struct bb_err *
 		         (unsigned long long)pt->count, pt->count == 1 ? "" : "s", iv, total);
 		set(sub, "label", label);
 		unsigned seq = 0;
-		dot_node(sub, &pt->root, pt->rank, &seq);
+		bb_viz_dot_node(sub, &pt->root, pt->rank, &seq);
 	}
 	errno = 0;
 	int rc = agwrite(g, out);

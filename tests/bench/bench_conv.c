@@ -83,7 +83,7 @@ static int child_trace(const char *path, int64_t mu_ns, struct result *r)
 	int rc;
 	while ((rc = bb_reader_next(rd, &rec, &err)) > 0)
 		bb_conv_add(c, rec.ts_ns, rec.op, bb_reader_node(rd, rec.sender),
-		            bb_reader_node(rd, rec.receiver), NULL, &err);
+		            bb_reader_node(rd, rec.receiver), rec.id_str, rec.id_len, NULL, &err);
 	if (rc < 0) {
 		fprintf(stderr, "bench_conv: %s\n", err.msg);
 		return -1;
@@ -111,10 +111,10 @@ static int child_synthetic(int64_t quanta, enum bb_conv_method m, struct result 
 		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
 		t += (int64_t)((s >> 33) % 20000) * 1000 * 1000; /* 0..20 s */
 		int64_t j = (int64_t)((s >> 20) % 4000000);      /* 0..4 ms jitter */
-		bb_conv_add(c, t, BB_MSG, "client", "A", NULL, &err);
-		bb_conv_add(c, t + 50000000 + j, BB_MSG, "A", "B", NULL, &err);
-		bb_conv_add(c, t + 170000000 + j, BB_MSG, "B", "C", NULL, &err);
-		bb_conv_add(c, (int64_t)((s >> 11) % (uint64_t)end), BB_MSG, "x", "y", NULL, &err);
+		bb_conv_add(c, t, BB_MSG, "client", "A", NULL, 0, NULL, &err);
+		bb_conv_add(c, t + 50000000 + j, BB_MSG, "A", "B", NULL, 0, NULL, &err);
+		bb_conv_add(c, t + 170000000 + j, BB_MSG, "B", "C", NULL, 0, NULL, &err);
+		bb_conv_add(c, (int64_t)((s >> 11) % (uint64_t)end), BB_MSG, "x", "y", NULL, 0, NULL, &err);
 	}
 	int rc = run_conv(c, r);
 	bb_conv_free(c);

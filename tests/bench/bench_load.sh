@@ -27,8 +27,9 @@ pen="--penalty 0,2,2 --smooth 2"
 rg="--return-score --global"
 
 if [ $# -eq 0 ]; then
-	# by workload, then by rate
-	set -- $(cd "$dir" && ls -- *.json | sort -t r -k1,1 -k2n)
+	# by workload, then by rate (the names have no white space)
+	# shellcheck disable=SC2046,SC2012
+	set -- $(cd "$dir" && ls -- *.json | sort -V)
 fi
 
 # share of path instances wrong, in percent: instance false negatives / true instances
@@ -74,7 +75,7 @@ echo
 for c in "$@"; do
 	case $c in */*) f=$c ;; *) f=$dir/$c ;; esac
 	name=$(basename "$f" .json)
-	"$bin/maketrace" -q -s -o "$tmp/t.tr" "$f" 2>"$tmp/sum"
+	"$bin/maketrace" -q -I -o "$tmp/t.tr" "$f" 2>"$tmp/sum"
 	open=$(sed -n 's/^maketrace: mean open calls \([0-9.]*\) .*/\1/p' "$tmp/sum")
 	cand=$(sed -n 's/^maketrace: mean per-node parallelism \([0-9.]*\) .*/\1/p' "$tmp/sum")
 	msgs=$(sed -n 's/^maketrace: \([0-9]*\) messages,.*/\1/p' "$tmp/sum")

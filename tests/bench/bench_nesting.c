@@ -239,7 +239,7 @@ int main(int argc, char **argv)
 	const char *big = getenv("BENCH_NEST_BIG");
 	if (big && atol(big) > 0) {
 		char gen[3 * 4096], label[64];
-		snprintf(gen, sizeof(gen), "'%s/maketrace' -q -d 0 -n %ld '%s/multitier.json'", bin,
+		snprintf(gen, sizeof(gen), "'%s/maketrace' -q -d 0 -N %ld '%s/multitier.json'", bin,
 		         atol(big), dir);
 		snprintf(label, sizeof(label), "multitier %ld, pipe", atol(big));
 		run_row(label, bin, NULL, gen, NULL, 1);

@@ -5,8 +5,10 @@ set -eu
 
 BENCHES="bench_trace"
 BENCHES="$BENCHES bench_nesting"
+BENCHES="$BENCHES bench_instances"
 BENCHES="$BENCHES bench_conv"
 BENCHES="$BENCHES bench_capture"
+BENCHES="$BENCHES bench_capture_wm"
 BENCHES="$BENCHES bench_dec_ms"
 BENCHES="$BENCHES bench_dec_http2"
 BENCHES="$BENCHES bench_dec_redis"

@@ -26,3 +26,13 @@ set_tests_properties(cli_bbcap_nginx PROPERTIES TIMEOUT 120 RUN_SERIAL ON)
 # captured by tcpdump: every answer reassembled and paired (root, dnsmasq, dig).
 bb_cli_test(bbcap_frag bbcap_frag.sh)
 set_tests_properties(cli_bbcap_frag PROPERTIES TIMEOUT 120 RUN_SERIAL ON)
+# Records written at the watermark of open messages = records held the whole
+# window (--fixed-hold), on the fixtures and the corpora (late ones aside).
+bb_cli_test(bbcap_watermark bbcap_watermark.sh)
+set_tests_properties(cli_bbcap_watermark PROPERTIES TIMEOUT 900)
+# Responses slower than the reorder window: late (counted), the rest in order.
+bb_cli_test(bbcap_late bbcap_late.sh)
+# A live capture ends on time with no traffic (--duration, -c) on a fresh
+# namespace's loopback; needs root and ip(8).
+bb_cli_test(bbcap_quiet bbcap_quiet.sh)
+set_tests_properties(cli_bbcap_quiet PROPERTIES TIMEOUT 90)

@@ -75,7 +75,7 @@ cap2=$!
 pids="$pids $cap2"
 for f in live.tr any.tr; do
 	i=0
-	until grep -q '^#bbtrace' "$T/$f" 2>/dev/null; do
+	until grep -qs '^#bbtrace' "$T/$f".partial.* 2>/dev/null; do
 		i=$((i + 1)); [ $i -gt 50 ] && { echo "FAIL: bbcap did not start ($f)"; cat "$T/bbcap.err" "$T/any.err"; exit 1; }; sleep 0.1
 	done
 done

@@ -52,8 +52,26 @@ want() { # want WHAT EXPECTED GOT
 }
 "$B" -q -r "$fx" -w "$BB_TMP/all.tr" || fail=1
 want "all records" 10 "$(records "$BB_TMP/all.tr")"
-want "#capture rewritten in place (line 3)" "#capture packets=13" "$(sed -n 3p "$BB_TMP/all.tr" | cut -d' ' -f1-2)"
+want "#capture last" "#capture packets=13" "$(tail -1 "$BB_TMP/all.tr" | cut -d' ' -f1-2)"
 want "one #capture line" 1 "$(grep -c '^#capture' "$BB_TMP/all.tr")"
+want "#capture not padded" 0 "$(grep -c ' $' "$BB_TMP/all.tr")"
+want "no temporary file left" "" "$(ls "$BB_TMP" | grep 'partial')"
+# A run that cannot start leaves an existing trace as it was: a misspelt
+# input, a misspelt filter, an unknown interface.
+cp "$BB_TMP/all.tr" "$BB_TMP/keep.tr"
+check 1 "typo input keeps -w" "$B" -q -r "$BB_TMP/typo.pcap" -w "$BB_TMP/keep.tr"
+cmp -s "$BB_TMP/all.tr" "$BB_TMP/keep.tr" || { echo "FAIL: a misspelt -r changed the -w file"; fail=1; }
+check 2 "bad filter keeps -w" "$B" -q -r "$fx" -w "$BB_TMP/keep.tr" tcp prt 80
+grep -q 'bad filter "tcp prt 80"' "$BB_TMP/err" || { echo "FAIL bad filter message: $(cat "$BB_TMP/err")"; fail=1; }
+cmp -s "$BB_TMP/all.tr" "$BB_TMP/keep.tr" || { echo "FAIL: a misspelt filter changed the -w file"; fail=1; }
+check 1 "no interface keeps -w" "$B" -q -i bbnosuchif0 -w "$BB_TMP/keep.tr"
+cmp -s "$BB_TMP/all.tr" "$BB_TMP/keep.tr" || { echo "FAIL: a missing interface changed the -w file"; fail=1; }
+want "no temporary file left after failures" "" "$(ls "$BB_TMP" | grep 'partial')"
+# An existing trace keeps its mode when replaced.
+chmod 0640 "$BB_TMP/keep.tr"
+"$B" -q -r "$fx" -w "$BB_TMP/keep.tr" || fail=1
+want "mode kept" 640 "$(stat -c %a "$BB_TMP/keep.tr")"
+cmp -s "$BB_TMP/all.tr" "$BB_TMP/keep.tr" || { echo "FAIL: the same run gave another trace"; fail=1; }
 grep -q "	RET	10.1.0.2	10.1.0.1	c[0-9]*.1	proto=http	req=GET%20/x	end=1700000001.502000000	len=40$" "$BB_TMP/all.tr" ||
 	{ echo "FAIL http record"; grep http "$BB_TMP/all.tr"; fail=1; }
 "$B" -q -c 2 -r "$fx" -w "$BB_TMP/c.tr" || fail=1

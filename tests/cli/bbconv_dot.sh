@@ -1,5 +1,5 @@
 #!/bin/sh
-# bbconv_dot.sh - `bbconv -q 0.01 t.tr | dot -Tsvg` gives one valid SVG, node names escaped
+# bbconv_dot.sh - `bbconv -Q 0.01 t.tr | dot -Tsvg` gives one valid SVG, node names escaped
 set -u
 : "${BB_BIN:?}" "${BB_SRC:?}" "${BB_TMP:?}"
 mkdir -p "$BB_TMP"
@@ -7,7 +7,7 @@ command -v dot >/dev/null 2>&1 || { echo "dot not installed"; exit 77; }
 cd "$BB_TMP" || exit 1
 fail=0
 for t in rpc.tr mail.tr; do
-	"$BB_BIN/bbconv" -q 0.5 --min-count 5 "$BB_SRC/tests/golden/bbconv/$t" | dot -Tsvg >"$t.svg" 2>"$t.err"
+	"$BB_BIN/bbconv" -Q 0.5 --min-count 5 "$BB_SRC/tests/golden/bbconv/$t" | dot -Tsvg >"$t.svg" 2>"$t.err"
 	[ -s "$t.err" ] && { echo "FAIL $t: dot said: $(cat "$t.err")"; fail=1; }
 	[ "$(grep -c '<svg' "$t.svg")" = 1 ] || { echo "FAIL $t: not one SVG"; fail=1; }
 	grep -q '</svg>' "$t.svg" || { echo "FAIL $t: SVG incomplete"; fail=1; }

@@ -18,8 +18,15 @@ grep -q -- '--quantum' h.out || no "-h lacks --quantum"
 "$B" --version >v.out || no "--version exit"
 grep -q 'fftw-3' v.out || no "--version lacks FFTW: $(cat v.out)"
 
+# -q is --quiet (it was the quantum before bb 0.2): an old "-q 0.01 T" says so
+"$B" -q 0.01 "$T" >q.out 2>q.err && no "-q 0.01: exit 0"
+grep -q '^bbconv: note: -q is --quiet since bb 0.2; the quantum is -Q 0.01$' q.err ||
+	no "-q 0.01 has no note: $(cat q.err)"
+"$B" -q -Q 0.01 --text "$T" >q.out 2>q.err || no "-q -Q 0.01: exit $?"
+[ -s q.err ] && no "-q -Q 0.01 wrote stderr: $(cat q.err)"
+
 # usage errors: exit 2 and a one-line hint
-for bad in "-q 0" "-q x" "--spike 3,4" "--spike 4" "--method fast" "--max-depth 0" "--min-count -1" "--nosuch" "a b"; do
+for bad in "-Q 0" "-Q x" "--spike 3,4" "--spike 4" "--method fast" "--max-depth 0" "--min-count -1" "--nosuch" "a b"; do
 	# shellcheck disable=SC2086
 	"$B" $bad >u.out 2>u.err
 	rc=$?
@@ -29,48 +36,48 @@ for bad in "-q 0" "-q x" "--spike 3,4" "--spike 4" "--method fast" "--max-depth 
 done
 
 # missing file: runtime failure, exit 1
-"$B" -q 0.01 /nonexistent/t.tr >/dev/null 2>m.err
+"$B" -Q 0.01 /nonexistent/t.tr >/dev/null 2>m.err
 rc=$?
 [ $rc -eq 1 ] || no "missing file exit $rc, want 1"
 grep -q '^bbconv: error: ' m.err || no "missing file message: $(cat m.err)"
 
 # a bad trace line: exit 2, FILE:LINE named
 printf '#bbtrace 1\n1.0\tMSG\ta\tb\t-\n17x\tMSG\ta\tb\t-\n' >bad.tr
-"$B" -q 0.01 bad.tr >/dev/null 2>b.err
+"$B" -Q 0.01 bad.tr >/dev/null 2>b.err
 rc=$?
 [ $rc -eq 2 ] || no "bad line exit $rc, want 2"
 grep -q '^bbconv: error: bad.tr:3' b.err || no "bad line message: $(cat b.err)"
 # --lenient skips it and says so
-"$B" -q 0.01 --lenient bad.tr >l.out 2>l.err || no "--lenient exit $?"
+"$B" -Q 0.01 --lenient bad.tr >l.out 2>l.err || no "--lenient exit $?"
 grep -q 'skipped 1 bad line' l.err || no "--lenient message: $(cat l.err)"
 
 # unknown root: exit 2
-"$B" -q 0.01 --root nosuch "$T" >/dev/null 2>r.err
+"$B" -Q 0.01 --root nosuch "$T" >/dev/null 2>r.err
 [ $? -eq 2 ] || no "unknown root exit"
 grep -q 'nosuch' r.err || no "unknown root message"
 
 # standard input and -o give the same as a file argument
-"$B" -q 0.01 "$T" >f.out || no "file"
-"$B" -q 0.01 <"$T" >s.out || no "stdin"
-"$B" -q 0.01 - <"$T" >d.out || no "stdin -"
-"$B" -q 0.01 -o o.out "$T" || no "-o"
-"$B" -q 0.01 --output=o2.out "$T" || no "--output"
+"$B" -Q 0.01 "$T" >f.out || no "file"
+"$B" -Q 0.01 <"$T" >s.out || no "stdin"
+"$B" -Q 0.01 - <"$T" >d.out || no "stdin -"
+"$B" -Q 0.01 -o o.out "$T" || no "-o"
+"$B" -Q 0.01 --output=o2.out "$T" || no "--output"
 cmp -s f.out s.out || no "stdin differs"
 cmp -s f.out d.out || no "'-' differs"
 cmp -s f.out o.out || no "-o differs"
 cmp -s f.out o2.out || no "--output differs"
 # unwritable -o: exit 1
-"$B" -q 0.01 -o /nonexistent/x.dot "$T" 2>w.err
+"$B" -Q 0.01 -o /nonexistent/x.dot "$T" 2>w.err
 [ $? -eq 1 ] || no "unwritable -o exit"
 
 # JSON has the documented shape
-"$B" -q 0.01 --json "$T" >j.out || no "--json"
+"$B" -Q 0.01 --json "$T" >j.out || no "--json"
 for k in '"vertices":[{"id":0,"node":"' '"edges":[{"count":' '"delay_ns":' '"params":{' '"accuracy":null'; do
 	grep -qF "$k" j.out || no "JSON lacks $k"
 done
 
 # an empty trace gives an empty graph
 printf '#bbtrace 1\n' >empty.tr
-"$B" -q 0.01 empty.tr >e.out || no "empty trace"
+"$B" -Q 0.01 empty.tr >e.out || no "empty trace"
 grep -q 'digraph' e.out || no "empty trace: no digraph"
 exit $fail

@@ -59,4 +59,10 @@ grep -q '^bbnest: --bound needs --truth' err || no "--bound without --truth: $(c
 "$nest" --truth --bound --memory 0 --json one.tr >m.json 2>err || no "--memory 0 failed"
 grep -q '^bbnest: warning: one.tr: --bound not used' err || no "--memory 0: $(cat err)"
 jq -e '.accuracy.bound == null' m.json >/dev/null || no "--memory 0: a bound was printed"
+# without path= attributes there is no truth to learn from
+sed 's/	path=[^	]*//' one.tr >nopath.tr
+"$nest" --truth --bound --json nopath.tr >np.json 2>err || no "no path=: failed"
+grep -q '^bbnest: warning: nopath.tr: --bound not used: no call has its true parent' err ||
+	no "no path=: $(cat err)"
+jq -e '.accuracy.bound == null' np.json >/dev/null || no "no path=: a bound was printed"
 exit $fail

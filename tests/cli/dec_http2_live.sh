@@ -78,7 +78,7 @@ done
 cap=$!
 pids="$pids $cap"
 i=0
-until grep -q '^#bbtrace' "$T/h2.tr" 2>/dev/null; do
+until grep -qs '^#bbtrace' "$T/h2.tr".partial.* 2>/dev/null; do
 	i=$((i + 1)); [ $i -gt 50 ] && { echo "FAIL: bbcap did not start"; cat "$T/bbcap.err"; exit 1; }; sleep 0.1
 done
 sleep 0.5

@@ -89,7 +89,7 @@ pids="$pids $tcpd"
 cap=$!
 pids="$pids $cap"
 i=0
-until grep -q '^#bbtrace' "$T/smb.tr" 2>/dev/null && [ -s "$T/smb.pcap" ]; do
+until grep -qs '^#bbtrace' "$T/smb.tr".partial.* 2>/dev/null && [ -s "$T/smb.pcap" ]; do
 	i=$((i + 1)); [ $i -gt 50 ] && { echo "FAIL: bbcap or tcpdump did not start"; cat "$T/bbcap.err" "$T/tcpdump.err"; exit 1; }; sleep 0.1
 done
 sleep 0.5

@@ -41,7 +41,7 @@ tcpdump -i "$br" -w "$T/my.pcap" -U -s 0 -B 65536 --immediate-mode tcp port 3306
 tcpd=$!
 pids="$pids $tcpd"
 i=0
-until grep -q '^#bbtrace' "$T/my.tr" 2>/dev/null && [ -s "$T/my.pcap" ]; do
+until grep -qs '^#bbtrace' "$T/my.tr".partial.* 2>/dev/null && [ -s "$T/my.pcap" ]; do
 	i=$((i + 1)); [ $i -gt 50 ] && { echo "FAIL: bbcap or tcpdump did not start"; cat "$T/bbcap.err"; exit 1; }; sleep 0.1
 done
 sleep 0.5

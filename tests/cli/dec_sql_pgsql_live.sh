@@ -52,7 +52,7 @@ tcpdump -i "$br" -w "$T/pg.pcap" -U -s 0 -B 65536 --immediate-mode tcp port 5432
 tcpd=$!
 pids="$pids $tcpd"
 i=0
-until grep -q '^#bbtrace' "$T/pg.tr" 2>/dev/null && [ -s "$T/pg.pcap" ]; do
+until grep -qs '^#bbtrace' "$T/pg.tr".partial.* 2>/dev/null && [ -s "$T/pg.pcap" ]; do
 	i=$((i + 1)); [ $i -gt 50 ] && { echo "FAIL: bbcap or tcpdump did not start"; cat "$T/bbcap.err"; exit 1; }; sleep 0.1
 done
 sleep 0.5

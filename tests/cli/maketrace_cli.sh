@@ -28,7 +28,7 @@ for args in "" "--frobnicate x.json" "-S" "--seed x $cfgs/multitier.json" \
 done
 
 # --summary: counts on stderr, nothing else there; the trace on -o
-"$mt" -s -o mt.tr "$cfgs/multitier.json" 2>sum >out || no "-s -o exits non-zero"
+"$mt" -I -o mt.tr "$cfgs/multitier.json" 2>sum >out || no "-I -o exits non-zero"
 [ -s out ] && no "-o still writes to stdout"
 n=$(grep -vc '^#' mt.tr)
 grep -q "^maketrace: $n messages, 10 nodes, 32 edges\$" sum || no "summary: $(cat sum)"
@@ -38,7 +38,7 @@ grep -q '^maketrace: mean per-node parallelism [0-9.]* over [0-9]* nested calls$
 inst=$(sed -n 's/^maketrace: tracelet request: \([0-9]*\) path instances$/\1/p' sum)
 distinct=$(grep -v '^#' mt.tr | sed 's/.*path=//' | sort -u | wc -l)
 [ "$inst" = "$distinct" ] || no "summary says $inst instances, the trace has $distinct"
-# without -s and with stderr not a terminal, nothing on stderr
+# without -I and with stderr not a terminal, nothing on stderr
 "$mt" --messages 100 "$cfgs/multitier.json" >/dev/null 2>err
 [ -s err ] && no "stderr not quiet: $(cat err)"
 
@@ -49,12 +49,12 @@ dup=$(awk '!/^#/ && $2 == "CALL" { print $5 }' mt.tr | sort | uniq -d | head -1)
 [ "$(awk '!/^#/ && $5 != "-"' noid.tr | wc -l)" -eq 0 ] || no "--no-ids left ids"
 
 # loss: a slow sniffer drops, reported in the summary; a fast one does not
-"$mt" -s --capture-rate 200 "$cfgs/multitier.json" 2>sum >lossy.tr
+"$mt" -I --capture-rate 200 "$cfgs/multitier.json" 2>sum >lossy.tr
 grep -q '^maketrace: dropped [1-9][0-9]* of [0-9]* messages' sum || no "no drops: $(cat sum)"
 grep -q '^#maketrace .* capture_rate=200 queue=64' lossy.tr || no "loss not in metadata"
-"$mt" -s --capture-rate 100000 "$cfgs/multitier.json" 2>sum >/dev/null
+"$mt" -I --capture-rate 100000 "$cfgs/multitier.json" 2>sum >/dev/null
 grep -q '^maketrace: dropped 0 of ' sum || no "a fast sniffer drops: $(cat sum)"
-"$mt" -s --drop 0.1 "$cfgs/children-parallel.json" 2>sum >/dev/null
+"$mt" -I --drop 0.1 "$cfgs/children-parallel.json" 2>sum >/dev/null
 grep -q 'by the sniffer queue, [1-9][0-9]* at random' sum || no "--drop: $(cat sum)"
 
 # skew: WS2's messages move by exactly 30 ms, the others not at all

@@ -3,8 +3,10 @@
 # two network namespaces made here (removed by a trap) while a client sends
 # DNS queries that a responder answers:
 #   SIGTERM: stops, flushes and summarises; exit 0, records written.
-#   SIGKILL: every complete line written before the kill reads back with
-#            bbnest (exit 0), and there is at least one record.
+#   SIGKILL: an existing -w file is untouched; the records are in the
+#            temporary file next to it (kill.tr.partial.XXXXXX), and every
+#            complete line written before the kill reads back with bbnest
+#            (exit 0); there is at least one record.
 #   ip link del: the interface goes away; bbcap exits 1 within 10 s with
 #            "bbcap: error: IFACE: ..." and the trace is closed (its #capture
 #            line is written).
@@ -125,17 +127,23 @@ san term.err
 grep -q '^#capture packets=' term.tr || no "SIGTERM: no #capture line: $(grep '^#' term.tr)"
 echo "SIGTERM: exit $rc, $(recs term.tr) records"
 
-# SIGKILL: what was written must be complete lines, readable
+# SIGKILL: the old -w file stays; what was written (in the temporary file)
+# must be complete lines, readable
+printf 'old trace\n' >kill.tr
+rm -f kill.tr.partial.*
 start kill -i bbt0 -q -w kill.tr udp port 53
 sleep 4
 kill -KILL "$cap"
 wait "$cap" 2>/dev/null
+[ "$(cat kill.tr)" = "old trace" ] || no "SIGKILL: kill.tr changed: $(head -c 80 kill.tr)"
+part=$(ls kill.tr.partial.* 2>/dev/null | head -1)
+[ -n "$part" ] || { no "SIGKILL: no kill.tr.partial.* file"; part=/dev/null; }
 # keep complete lines only (a last line without its LF is cut)
-if [ -s kill.tr ] && [ "$(tail -c 1 kill.tr | od -An -c | tr -d ' ')" != '\n' ]; then
-	sed '$d' kill.tr >kill-complete.tr
+if [ -s "$part" ] && [ "$(tail -c 1 "$part" | od -An -c | tr -d ' ')" != '\n' ]; then
+	sed '$d' "$part" >kill-complete.tr
 	echo "SIGKILL: last line was cut"
 else
-	cp kill.tr kill-complete.tr
+	cp "$part" kill-complete.tr
 fi
 nk=$(recs kill-complete.tr)
 [ "$nk" -gt 10 ] || no "SIGKILL: $nk complete records after 4 s, want > 10 (lost what it captured)"

@@ -87,7 +87,7 @@ with open(sys.argv[1], "wb") as f:
 PYEOF
 fi
 cfg=$BB_SRC/maketrace/configs/multitier.json
-timeout 60 "$BB_BIN/maketrace" -n 3000 "$cfg" >mt-full.tr || no "maketrace on a roomy disk failed"
+timeout 60 "$BB_BIN/maketrace" -N 3000 "$cfg" >mt-full.tr || no "maketrace on a roomy disk failed"
 awk 'BEGIN { print "#bbtrace 1"
 	for (i = 0; i < 6000; i++) {
 		t = 1 + i * 0.001
@@ -115,11 +115,11 @@ writers() {
 
 	# 2. maketrace -o FILE and > FILE
 	empty
-	run timeout 60 "$BB_BIN/maketrace" -n 3000 -o "$dir/mt.tr" "$cfg" 2>err
+	run timeout 60 "$BB_BIN/maketrace" -N 3000 -o "$dir/mt.tr" "$cfg" 2>err
 	nospace "maketrace -o FILE" $? err "maketrace: error: $dir/mt.tr: write error: $why"
 	whole_trace "maketrace -o FILE" "$dir/mt.tr" mt-full.tr
 	empty
-	run timeout 60 "$BB_BIN/maketrace" -n 3000 "$cfg" >"$dir/mt.tr" 2>err
+	run timeout 60 "$BB_BIN/maketrace" -N 3000 "$cfg" >"$dir/mt.tr" 2>err
 	nospace "maketrace >FILE" $? err "maketrace: error: <stdout>: write error: $why"
 	whole_trace "maketrace >FILE" "$dir/mt.tr" mt-full.tr
 

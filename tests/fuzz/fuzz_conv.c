@@ -76,7 +76,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const char *path = p.truth ? bb_rec_attr(&rec, "path", NULL) : NULL;
 			int in_range = rec.ts_ns >= BB_CONV_TS_MIN && rec.ts_ns <= BB_CONV_TS_MAX;
 			int arc = bb_conv_add(c, rec.ts_ns, rec.op, bb_reader_node(r, rec.sender),
-			                      bb_reader_node(r, rec.receiver), path, &err);
+			                      bb_reader_node(r, rec.receiver), rec.id_str, rec.id_len,
+			                      path, &err);
 			/* only a timestamp out of range is refused; bbconv stops there */
 			if ((arc != 0) == in_range)
 				abort();

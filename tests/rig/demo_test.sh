@@ -19,7 +19,7 @@ for run in normal delay; do
 	"$BB_BIN/bbcap" -r "$ex/$run.pcap" --names "$ex/hosts" -w "$T/$run.tr" 2>"$T/$run.err" ||
 		{ echo "FAIL: bbcap $run"; cat "$T/$run.err"; exit 1; }
 	"$BB_BIN/bbnest" -q $nest_opts --json --no-bins "$T/$run.tr" >"$T/$run.json" || { echo "FAIL: bbnest"; exit 1; }
-	"$BB_BIN/bbconv" -q 0.001 --max-delay 1 --json "$T/$run.tr" >"$T/$run.conv.json" || { echo "FAIL: bbconv"; exit 1; }
+	"$BB_BIN/bbconv" -Q 0.001 --max-delay 1 --json "$T/$run.tr" >"$T/$run.conv.json" || { echo "FAIL: bbconv"; exit 1; }
 	out=$(score nest "$ex/$run.client.log" "$T/$run.json" $logs --label "$run: ")
 	echo "$out"
 	# Every request the client made is in the trace: its CALL into nginx

@@ -252,7 +252,7 @@ rig_run() {
 	cap=$!
 	rig_pids="$rig_pids $cap"
 	k=0
-	until grep -q '^#bbtrace' "$T/$name.tr" 2>/dev/null; do
+	until grep -qs '^#bbtrace' "$T/$name.tr".partial.* 2>/dev/null; do
 		k=$((k + 1))
 		[ $k -gt 100 ] && { echo "FAIL: bbcap did not start"; cat "$T/$name.bbcap.err"; return 1; }
 		sleep 0.1

@@ -70,7 +70,7 @@ EOF
 # bbconv on each run of the added-delay pair
 after_run() {
 	# shellcheck disable=SC2086
-	"$BB_BIN/bbconv" -q "$QUANTUM" --max-delay 1 $CONV_OPTS --json "$T/$1.tr" >"$T/$1.conv.json" ||
+	"$BB_BIN/bbconv" -Q "$QUANTUM" --max-delay 1 $CONV_OPTS --json "$T/$1.tr" >"$T/$1.conv.json" ||
 		{ echo "FAIL: bbconv $1"; exit 1; }
 }
 

@@ -275,10 +275,10 @@ static struct bb_conv *rpc_chain(const struct bb_conv_params *p, int n, int with
 		t += 100 * MS + (int64_t)(rnd() % 300) * MS;
 		snprintf(path, sizeof(path), "p%d", i);
 		const char *pp = with_paths ? path : NULL;
-		bb_conv_add(c, t, BB_CALL, "A", "B", pp, &err);
-		bb_conv_add(c, t + 5 * MS, BB_CALL, "B", "C", pp, &err);
-		bb_conv_add(c, t + 25 * MS, BB_RET, "C", "B", pp, &err);
-		bb_conv_add(c, t + 28 * MS, BB_RET, "B", "A", pp, &err);
+		bb_conv_add(c, t, BB_CALL, "A", "B", NULL, 0, pp, &err);
+		bb_conv_add(c, t + 5 * MS, BB_CALL, "B", "C", NULL, 0, pp, &err);
+		bb_conv_add(c, t + 25 * MS, BB_RET, "C", "B", NULL, 0, pp, &err);
+		bb_conv_add(c, t + 28 * MS, BB_RET, "B", "A", NULL, 0, pp, &err);
 	}
 	return c;
 }
@@ -397,9 +397,9 @@ static void test_free_form_chain(void)
 	int64_t t = 0;
 	for (int i = 0; i < 200; i++) {
 		t += 5 * BB_NS_PER_S + (int64_t)(rnd() % 10000) * MS;
-		bb_conv_add(c, t, BB_MSG, "X", "Y", NULL, &err);
-		bb_conv_add(c, t + 2 * BB_NS_PER_S + 10 * MS, BB_MSG, "Y", "Z", NULL, &err);
-		bb_conv_add(c, (int64_t)(rnd() % 2000) * BB_NS_PER_S, BB_MSG, "N1", "N2", NULL,
+		bb_conv_add(c, t, BB_MSG, "X", "Y", NULL, 0, NULL, &err);
+		bb_conv_add(c, t + 2 * BB_NS_PER_S + 10 * MS, BB_MSG, "Y", "Z", NULL, 0, NULL, &err);
+		bb_conv_add(c, (int64_t)(rnd() % 2000) * BB_NS_PER_S, BB_MSG, "N1", "N2", NULL, 0, NULL,
 		            &err);
 	}
 	CHECK_INT(bb_conv_run(c, &err), 0);
@@ -546,8 +546,8 @@ static void test_long_duration(void)
 	struct bb_conv *c = bb_conv_new(&p, &err);
 	int64_t end = INT64_C(100000000) * p.quantum_ns, step = end / 150;
 	for (int64_t t = 0; t < end - step; t += step) {
-		bb_conv_add(c, t, BB_MSG, "src", "mid", NULL, &err);
-		bb_conv_add(c, t + 300 * MS, BB_MSG, "mid", "dst", NULL, &err);
+		bb_conv_add(c, t, BB_MSG, "src", "mid", NULL, 0, NULL, &err);
+		bb_conv_add(c, t + 300 * MS, BB_MSG, "mid", "dst", NULL, 0, NULL, &err);
 	}
 	CHECK_INT(bb_conv_run(c, &err), 0);
 	struct bb_conv_stats st;
@@ -573,9 +573,9 @@ static void test_root_ends_path(void)
 	int64_t t = 0;
 	for (int i = 0; i < 200; i++) {
 		t += 500 * MS + (int64_t)(rnd() % 300) * MS;
-		bb_conv_add(c, t, BB_CALL, "cl", "srv", NULL, &err);
-		bb_conv_add(c, t + 20 * MS, BB_RET, "srv", "cl", NULL, &err);
-		bb_conv_add(c, t + 120 * MS, BB_MSG, "cl", "log", NULL,
+		bb_conv_add(c, t, BB_CALL, "cl", "srv", NULL, 0, NULL, &err);
+		bb_conv_add(c, t + 20 * MS, BB_RET, "srv", "cl", NULL, 0, NULL, &err);
+		bb_conv_add(c, t + 120 * MS, BB_MSG, "cl", "log", NULL, 0, NULL,
 		            &err); /* caused by the reply */
 	}
 	CHECK_INT(bb_conv_run(c, &err), 0);

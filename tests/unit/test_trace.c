@@ -337,6 +337,43 @@ static void test_intern(void)
 	bb_intern_free(NULL);
 }
 
+/* ---- what a file is ------------------------------------------------------------------ */
+
+static void test_fmt_sniff(void)
+{
+	CHECK_INT(bb_fmt_sniff("\xd4\xc3\xb2\xa1\x02\x00", 6), BB_FMT_PCAP);
+	CHECK_INT(bb_fmt_sniff("\xa1\xb2\x3c\x4d", 4), BB_FMT_PCAP);
+	CHECK_INT(bb_fmt_sniff("\x0a\x0d\x0d\x0a\x1c", 5), BB_FMT_PCAPNG);
+	CHECK_INT(bb_fmt_sniff("\x1f\x8b\x08", 3), BB_FMT_GZIP);
+	CHECK_INT(bb_fmt_sniff("\x28\xb5\x2f\xfd", 4), BB_FMT_ZSTD);
+	CHECK_INT(bb_fmt_sniff("#bbtrace 1\n", 11), BB_FMT_TEXT);
+	CHECK_INT(bb_fmt_sniff("\xd4\xc3", 2), BB_FMT_TEXT); /* too short to tell */
+	CHECK_INT(bb_fmt_sniff("", 0), BB_FMT_TEXT);
+	CHECK_INT(bb_fmt_of_name("t.tr.gz"), BB_FMT_GZIP);
+	CHECK_INT(bb_fmt_of_name("t.tr.zst"), BB_FMT_ZSTD);
+	CHECK_INT(bb_fmt_of_name("t.tr"), BB_FMT_TEXT);
+	CHECK_INT(bb_fmt_of_name(".gz"), BB_FMT_TEXT);
+}
+
+/* A pcap where a trace is expected: named, with what to do, not line 1's bytes. */
+static void test_read_pcap_named(void)
+{
+	static const char pcap[] = "\xd4\xc3\xb2\xa1\x02\x00\x04\x00\n\x00";
+	struct bb_err err = {{0}};
+	struct bb_reader *r = bb_reader_mem(pcap, sizeof pcap - 1, "delay.pcap", NULL, &err);
+	CHECK(r == NULL);
+	bb_reader_free(r);
+	CHECK_STR(err.msg, "delay.pcap is a packet capture (pcap), not a trace: run bbcap -r "
+	                   "delay.pcap -w TRACE first, then give it TRACE");
+	FILE *fp = fmemopen((void *)(uintptr_t)"\x1f\x8b\x08\x00", 4, "r");
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	r = bb_reader_fopen_own(fp, "<stdin>", NULL, &err); /* closes fp, failing too */
+	CHECK(r == NULL);
+	CHECK_HAS(err.msg, "<stdin> is gzip-compressed: decompress it in the pipe");
+}
+
 /* ---- reader: good input ------------------------------------------------------------ */
 
 static void test_read_basic(void)
@@ -1433,6 +1470,8 @@ static const struct unit_test tests[] = {
 	{"write_dev_full", test_write_dev_full},
 	{"roundtrip_identical", test_roundtrip_identical},
 	{"roundtrip_all_bytes", test_roundtrip_all_bytes},
+	{"fmt_sniff", test_fmt_sniff},
+	{"read_pcap_named", test_read_pcap_named},
 };
 
 UNIT_MAIN(tests)

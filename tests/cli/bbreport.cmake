@@ -1,0 +1,2 @@
+# bbreport.cmake - command-line and browser tests of bbreport
+bb_cli_test(bbreport bbreport.sh)
