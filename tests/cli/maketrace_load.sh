@@ -127,7 +127,7 @@ printf '{"nodes": ["a", "b"], "duration": 1, "workers": {"c": 2},\n "tracelets":
 printf '{"nodes": ["a", "b"], "duration": 10, "tracelets": [{"name": "x", "node": "a",
  "rate": 1e9, "steps": [{"call": "b", "delay": [1, 0], "return": [0, 0]}]}]}
 ' >fast.json
-"$mt" -n 200 fast.json >/dev/null 2>err
+"$mt" -N 200 fast.json >/dev/null 2>err
 rc=$?
 [ $rc -eq 1 ] || no "fast: exit $rc, not 1"
 [ "$(cat err)" = 'maketrace: error: fast.json: tracelet "x" has more than 100000 instances in flight: its rate outruns its instances' ] ||

@@ -14,9 +14,11 @@ no() { echo "FAIL: $*"; fail=1; }
 # on a pseudo-terminal: CMD's output (stdout and stderr) with carriage returns as newlines
 tty_run() { script -qfec "$1" /dev/null </dev/null | tr '\r' '\n' >"$2"; }
 
-mt="$BB_BIN/maketrace -d 0 -n 300000 -o t.tr $BB_SRC/maketrace/configs/multitier.json"
+mt="$BB_BIN/maketrace -d 0 -N 300000 -o t.tr $BB_SRC/maketrace/configs/multitier.json"
 tty_run "$mt" mt.tty
-grep -Eq '^maketrace: generating: [0-9,]+ messages of ~300,000 \([0-9]+%\), [0-9.]+ [kM]?/s, ETA [0-9:]+' mt.tty ||
+# (rate and ETA appear once a line is at least a fraction of a second in: a fast
+# machine may generate the whole trace before, so they are not required here)
+grep -Eq '^maketrace: generating: [0-9,]+ messages of ~300,000 \([0-9]+%\)' mt.tty ||
 	no "maketrace on a TTY: $(head -c 300 mt.tty)"
 $mt 2>mt.err || no "maketrace failed"
 [ -s mt.err ] && no "maketrace wrote to a non-terminal stderr: $(head -c 200 mt.err)"
@@ -33,12 +35,12 @@ tty_run "$BB_BIN/bbnest --quiet -o /dev/null t.tr" quiet.tty
 grep -q 'pass 1' quiet.tty && no "bbnest --quiet shows progress"
 
 # bbconv on a shorter trace, coarse quantum: its correlations are the slow part
-"$BB_BIN/maketrace" -q -d 0 -n 140000 -o c.tr "$BB_SRC/maketrace/configs/multitier.json"
-tty_run "$BB_BIN/bbconv -q 0.1 -o /dev/null c.tr" conv.tty
+"$BB_BIN/maketrace" -q -d 0 -N 140000 -o c.tr "$BB_SRC/maketrace/configs/multitier.json"
+tty_run "$BB_BIN/bbconv -Q 0.1 -o /dev/null c.tr" conv.tty
 grep -Eq '^bbconv: reading: [0-9,]+ messages of ~[0-9,]+' conv.tty ||
 	no "bbconv on a TTY: $(head -c 300 conv.tty)"
 grep -q '^bbconv: searching paths' conv.tty || no "bbconv: no 'searching paths' on a TTY"
-"$BB_BIN/bbconv" -q 0.1 -o /dev/null c.tr 2>conv.err || no "bbconv failed"
+"$BB_BIN/bbconv" -Q 0.1 -o /dev/null c.tr 2>conv.err || no "bbconv failed"
 [ -s conv.err ] && no "bbconv wrote to a non-terminal stderr: $(head -c 200 conv.err)"
 
 # bbcap -i: the live status line
