@@ -30,8 +30,17 @@ int bb_rep_nest_option(int k, const char *arg, struct bb_nest_params *np, struct
 			return -1;
 		}
 		return 0;
-	default:
+	case 3:
 		np->global = 1;
+		return 0;
+	case 4:
+		np->return_score = np->global = 0;
+		return 0;
+	case 5:
+		np->content = 0;
+		return 0;
+	default:
+		np->return_score = 1;
 		return 0;
 	}
 }

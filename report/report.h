@@ -29,13 +29,19 @@ struct bb_rep_load_opts {
 	{"penalty", required_argument, NULL, (base)},                                          \
 	{"smooth", required_argument, NULL, (base) + 1},                                       \
 	{"skew-window", required_argument, NULL, (base) + 2},                                  \
-	{"global", no_argument, NULL, (base) + 3}
-#define BB_REP_NEST_NOPTS 4
+	{"global", no_argument, NULL, (base) + 3},                                             \
+	{"greedy", no_argument, NULL, (base) + 4},                                             \
+	{"no-content", no_argument, NULL, (base) + 5},                                         \
+	{"return-score", no_argument, NULL, (base) + 6}
+#define BB_REP_NEST_NOPTS 7
 #define BB_REP_NEST_USAGE                                                                   \
 	"      --penalty X,Y,Z    nesting: child penalty exponents (default 2,0,0)\n"         \
 	"      --smooth SIGMA     nesting: Gaussian smoothing of the scoreboard, in bins\n"   \
 	"      --skew-window D    nesting: loosen comparisons by D\n"                         \
-	"      --global           nesting: choose all parents at once\n"
+	"      --global           nesting: choose all parents at once\n"                      \
+	"      --greedy           nesting: the paper's choice, one child at a time\n"          \
+	"      --no-content       nesting: ignore tok= and ctx= (times alone)\n"              \
+	"      --return-score     nesting: also score by the return-side delay\n"
 /* Applies nesting option k (0 .. BB_REP_NEST_NOPTS-1, in the order above)
  * with its argument to np. Returns 0, or -1 with err saying what is wrong
  * with arg. */
