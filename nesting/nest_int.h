@@ -294,6 +294,8 @@ struct bb_nest {
 	size_t capcand;
 	uint8_t *ccls;            /* per candidate: its content class (nest_content.c) */
 	size_t capccls;
+	double *cscore;           /* per candidate: its score before any move (choose) */
+	size_t capcscore;
 
 	/* content evidence (nest_content.c) */
 	uint32_t *rtok;           /* per record: its tokens in tpool, or BB_NONE */

@@ -110,6 +110,7 @@ static void nest_clear(struct bb_nest *n)
 	free(n->gpar);
 	free(n->ramb);
 	free(n->ccls);
+	free(n->cscore);
 	nest_content_free(n);
 	nest_seq_free(n);
 	nest_global_free(n);

@@ -496,9 +496,14 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 	struct triple *pool = n->p.scoreboard == BB_NEST_SB_EDGE
 	                          ? nest_triple(n, NEST_ANY, child->from, child->to, 0)
 	                          : NULL;
+	if (n->capcscore < nc) {
+		n->capcscore = n->capcand > nc ? n->capcand : nc;
+		n->cscore = bb_xrealloc(n->cscore, n->capcscore * sizeof(*n->cscore));
+	}
 	for (size_t i = 0; i < nc; i++) {
 		struct call *par = cand[i], *out = NULL, *to = NULL;
 		double s = parent_score(n, par, child, NULL, pool) * nest_content_factor(n, child, i);
+		n->cscore[i] = s;
 		int many = 0;
 		if (s > 0 && n->p.reassign && (out = conflicting(n, par, NULL, child, &many))) {
 			double r = many ? 0 : make_room(n, par, out, cand, nc, &to);
@@ -520,9 +525,7 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 		n->st.ambiguous++;
 		/* the others that could be its parent may lack a child of theirs */
 		for (size_t i = 0; i < nc; i++)
-			if (cand[i] != best && parent_score(n, cand[i], child, NULL, pool) *
-			                               nest_content_factor(n, child, i) >=
-			                           (1 - NEST_AMB_SHARE) * sum)
+			if (cand[i] != best && n->cscore[i] >= (1 - NEST_AMB_SHARE) * sum)
 				cand[i]->palt = 1;
 	}
 	if (bout) {
