@@ -33,6 +33,12 @@ void *bb_xcalloc(size_t n, size_t size);
 void *bb_xrealloc(void *p, size_t n);
 char *bb_xstrndup(const char *s, size_t n);
 
+/* A command-line usage error, the one format of every bb command: prints
+ * "PROG: error: MESSAGE" and "Try 'PROG --help' for more information." to
+ * stderr and returns 2 (the exit status of a usage error). Only mains call it. */
+int bb_usage_error(const char *prog, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* ---- times ------------------------------------------------------------- */
 
 #define BB_NS_PER_S INT64_C(1000000000)

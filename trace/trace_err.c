@@ -20,6 +20,19 @@ void bb_err_set(struct bb_err *err, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The usage-error format shared by every command's main (see trace.h). */
+int bb_usage_error(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: error: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
+	return 2;
+}
+
 /* Allocation failure is not recoverable in bb: say how much and abort. This is
  * the one place a library prints, because nobody is left to report to. */
 static void oom(size_t n, size_t size)
