@@ -581,10 +581,12 @@ void nest_global_solve(struct bb_nest *n)
 	n->gpar = bb_xmalloc(n->nrec * sizeof(*n->gpar));
 	for (size_t i = 0; i < n->nrec; i++)
 		n->gpar[i] = BB_NONE;
-	for (size_t ci = 0; ci < g->nch; ci++) {
-		uint32_t e = force[ci] != BB_NONE ? force[ci] : k.assign[ci];
-		n->gpar[g->ch[ci].ridx] = g->ent[e].par;
-	}
+	for (size_t ci = 0; ci < g->nch; ci++)
+		force[ci] = force[ci] != BB_NONE ? force[ci] : k.assign[ci];
+	if (!g->cap) /* not for --bound: its true counts decide the sets */
+		n->st.global_refined += nest_refine(n, force);
+	for (size_t ci = 0; ci < g->nch; ci++)
+		n->gpar[g->ch[ci].ridx] = g->ent[force[ci]].par;
 	free(ord);
 	free(force);
 	free(s.dist);

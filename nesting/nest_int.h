@@ -411,6 +411,9 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 void nest_global_solve(struct bb_nest *n);
 void nest_global_free(struct bb_nest *n);
 
+/* nest_refine.c */
+uint64_t nest_refine(struct bb_nest *n, uint32_t *asg);
+
 /* nest_bound.c */
 void nest_bound_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);
 void nest_bound_solve(struct bb_nest *n);

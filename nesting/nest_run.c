@@ -578,6 +578,7 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 		bb_vval_set(o, "global_used", bb_vval_bool(st.global_used));
 		bb_vval_set_int(o, "global_searched", (int64_t)st.global_searched);
 		bb_vval_set_int(o, "global_over", (int64_t)st.global_over);
+		bb_vval_set_int(o, "global_refined", (int64_t)st.global_refined);
 	}
 	if (n->mode == BB_NEST_ORACLE)
 		bb_vval_set_int(o, "calls_without_path", (int64_t)st.no_path);
