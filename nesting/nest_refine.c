@@ -43,6 +43,7 @@ struct rparent {
 	uint32_t nkids;
 	uint64_t seq;       /* hash of its children's callees in call order (0: none) */
 	uint32_t head;      /* first child (index in ch), or BB_NONE */
+	uint64_t changed;   /* the tick of its last change */
 };
 
 struct rkind {
@@ -64,6 +65,8 @@ struct refine {
 	size_t npar;
 	uint32_t *pidx; /* per CALL record: its parent index + 1, 0 none */
 	uint32_t *next; /* per child: next child of the same parent */
+	uint64_t *seen; /* per child: the tick it was last looked at, with these counts */
+	uint64_t tick;  /* counts changes and looks */
 	struct rkind *kind;
 	size_t nkind, capkind;
 	struct rcount *cnt;
@@ -239,7 +242,7 @@ static void split_kinds(struct refine *r)
 		if (B->a != NEST_ANY || !B->ncalls)
 			continue;
 		double df, g = g_test(r, kb, &df);
-		B->split = df > 0 && g > chi2_crit(df);
+		B->split = getenv("BBX_ALLSPLIT") || (df > 0 && g > chi2_crit(df));
 	}
 	for (size_t p = 0; p < r->npar; p++) {
 		struct rparent *x = &r->par[p];
@@ -302,7 +305,22 @@ static void do_move(struct nest_global *g, struct refine *r, uint32_t *asg, uint
 	q->seq = seq_key(g, r, q, BB_NONE, ci);
 	unlink_kid(r, p, ci);
 	link_kid(r, q, ci);
+	p->changed = q->changed = ++r->tick;
 	asg[ci] = e1;
+}
+
+/* Has anything child ci's best change depends on changed since it was
+ * last looked at? Its candidates' children (the counts stay within a round). */
+static int stale(const struct nest_global *g, const struct refine *r, uint32_t ci)
+{
+	const struct nest_gchild *x = &g->ch[ci];
+	if (!r->seen[ci])
+		return 1;
+	for (uint32_t j = 0; j < x->nc; j++)
+		if (r->pidx[g->ent[x->off + j].par] &&
+		    r->par[r->pidx[g->ent[x->off + j].par] - 1].changed > r->seen[ci])
+			return 1;
+	return 0;
 }
 
 /* The entry of child y whose parent is par, or BB_NONE. */
@@ -362,9 +380,10 @@ static size_t sweep(struct nest_global *g, struct refine *r, uint32_t *asg)
 	size_t changed = 0;
 	for (uint32_t ci = 0; ci < g->nch; ci++) {
 		uint32_t e0 = asg[ci];
-		if (g->ch[ci].nc < 2 || isinf(g->ent[e0].w))
+		if (g->ch[ci].nc < 2 || isinf(g->ent[e0].w) || !stale(g, r, ci))
 			continue;
 		struct change c = best_change(g, r, asg, ci);
+		r->seen[ci] = ++r->tick;
 		if (c.e1 == BB_NONE)
 			continue;
 		if (c.y != BB_NONE)
@@ -382,6 +401,7 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 	struct nest_global *g = &n->glob;
 	r->pidx = bb_xcalloc(n->nrec ? n->nrec : 1, sizeof(*r->pidx));
 	r->next = bb_xmalloc((g->nch + 1) * sizeof(*r->next));
+	r->seen = bb_xcalloc(g->nch + 1, sizeof(*r->seen));
 	size_t cappar = 1024;
 	r->par = bb_xmalloc(cappar * sizeof(*r->par));
 	for (size_t e = 0; e < g->nent; e++) {
@@ -400,6 +420,7 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 		x->nkids = 0;
 		x->seq = 0;
 		x->head = BB_NONE;
+		x->changed = 0;
 		r->pidx[par] = (uint32_t)++r->npar;
 	}
 	for (uint32_t ci = 0; ci < g->nch; ci++)
@@ -416,17 +437,23 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 	struct nest_global *g = &n->glob;
 	struct refine r = {0};
 	build(n, &r, asg);
-	split_kinds(&r);
+	if (!getenv("BBX_NOSPLIT")) split_kinds(&r);
 	uint64_t changed = 0;
 	for (int round = 0; round < NEST_REFINE_ROUNDS; round++) {
 		count_seqs(&r, 0);
+		memset(r.seen, 0, (g->nch + 1) * sizeof(*r.seen)); /* new counts */
+		size_t c = 0;
 		for (int s = 0; s < NEST_REFINE_SWEEPS; s++) {
-			size_t c = sweep(g, &r, asg);
-			changed += c;
-			if (!c)
+			size_t cs = sweep(g, &r, asg);
+			c += cs;
+			if (!cs)
 				break;
 		}
+		changed += c;
+		if (!c)
+			break; /* the same counts again */
 	}
+	free(r.seen);
 	free(r.pidx);
 	free(r.next);
 	free(r.par);
