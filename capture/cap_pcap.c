@@ -296,12 +296,18 @@ int bb_cap_open_live(struct bb_cap *c, const char *iface, const char *filter,
 	c->live = 1;
 	if (filter && *filter) {
 		struct bpf_program prog;
-		if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 ||
-		    pcap_setfilter(p, &prog) < 0) {
+		if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0) {
 			bb_err_set(err, "%s: bad filter \"%s\": %s", iface, filter, pcap_geterr(p));
 			return BB_ERR_ARG;
 		}
+		/* The compiled program is freed on every path (the kernel or
+		 * libpcap keeps its own copy once set). */
+		int set = pcap_setfilter(p, &prog);
 		pcap_freecode(&prog);
+		if (set < 0) {
+			bb_err_set(err, "%s: bad filter \"%s\": %s", iface, filter, pcap_geterr(p));
+			return BB_ERR_ARG;
+		}
 	}
 	return 0;
 }
