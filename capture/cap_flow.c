@@ -6,12 +6,12 @@
  * the decoder consumes, so a message gets the time of its first and last byte
  * however the bytes were chunked. Records go to cap_out.c.
  */
-#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture/cap_int.h"
 
+/* Hashes a 4-tuple of folded addresses (cap_addr_fold). */
 static size_t hash4(uint32_t a, uint16_t ap, uint32_t b, uint16_t bp, size_t size)
 {
 	uint64_t h = ((uint64_t)a * 0x9e3779b97f4a7c15u) ^ ((uint64_t)b * 0xc2b2ae3d27d4eb4fu) ^
@@ -56,14 +56,13 @@ static void emit(void *arg, const struct bb_dec_msg *m)
 	cap_out_put(arg, m);
 }
 
-/* Whether a (mapped) address is the loopback: 127.0.0.0/8 or ::1. */
-static int loopback(const struct bb_cap *c, uint32_t a)
+/* Whether an address is the loopback: 127.0.0.0/8 or ::1. */
+static int loopback(const struct cap_addr *a)
 {
 	static const uint8_t one6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
-	const uint8_t *v6 = cap_v6map_lookup(c->v6, a);
-	if (v6)
-		return memcmp(v6, one6, 16) == 0;
-	return (ntohl(a) >> 24) == 127;
+	if (cap_addr_family(a) == 4)
+		return a->b[12] == 127;
+	return memcmp(a->b, one6, 16) == 0;
 }
 
 /* Whether the server of a flow is named ip:port (see docs/trace-format.md,
@@ -71,7 +70,8 @@ static int loopback(const struct bb_cap *c, uint32_t a)
  * to share an address from the flow alone: on the loopback, and when a host
  * calls a service on its own address. The rule looks at one flow only, so
  * it names a service the same way from its first packet on. */
-static int server_with_port(const struct bb_cap *c, uint32_t sa, uint32_t da)
+static int server_with_port(const struct bb_cap *c, const struct cap_addr *sa,
+                            const struct cap_addr *da)
 {
 	switch (c->o.server_ports) {
 	case BB_CAP_PORTS_ALWAYS:
@@ -79,16 +79,16 @@ static int server_with_port(const struct bb_cap *c, uint32_t sa, uint32_t da)
 	case BB_CAP_PORTS_NEVER:
 		return 0;
 	default:
-		return sa == da || loopback(c, da);
+		return cap_addr_eq(sa, da) || loopback(da);
 	}
 }
 
-static struct cap_conn *conn_new(struct bb_cap *c, unsigned tr, uint32_t sa, uint16_t sp,
-                                 uint32_t da, uint16_t dp)
+static struct cap_conn *conn_new(struct bb_cap *c, unsigned tr, const struct cap_addr *sa,
+                                 uint16_t sp, const struct cap_addr *da, uint16_t dp)
 {
 	struct cap_conn *k = bb_xcalloc(1, sizeof *k);
-	k->saddr = sa;
-	k->daddr = da;
+	k->saddr = *sa;
+	k->daddr = *da;
 	k->sport = sp;
 	k->dport = dp;
 	k->transport = tr;
@@ -241,19 +241,26 @@ static void unlink_conn(struct cap_conn **head, struct cap_conn *k)
 	}
 }
 
-struct cap_conn *cap_tcp_find(struct bb_cap *c, uint32_t saddr, uint16_t sport, uint32_t daddr,
-                              uint16_t dport)
+static size_t tcp_slot(const struct bb_cap *c, const struct cap_addr *sa, uint16_t sp,
+                       const struct cap_addr *da, uint16_t dp)
+{
+	return hash4(cap_addr_fold(sa), sp, cap_addr_fold(da), dp, c->hash_size);
+}
+
+struct cap_conn *cap_tcp_find(struct bb_cap *c, const struct cap_addr *saddr, uint16_t sport,
+                              const struct cap_addr *daddr, uint16_t dport)
 {
 	ensure_hash(c);
-	struct cap_conn *k = c->tcp_hash[hash4(saddr, sport, daddr, dport, c->hash_size)];
+	struct cap_conn *k = c->tcp_hash[tcp_slot(c, saddr, sport, daddr, dport)];
 	for (; k; k = k->next)
-		if (k->saddr == saddr && k->daddr == daddr && k->sport == sport && k->dport == dport)
+		if (k->sport == sport && k->dport == dport && cap_addr_eq(&k->saddr, saddr) &&
+		    cap_addr_eq(&k->daddr, daddr))
 			return k;
 	return NULL;
 }
 
-struct cap_conn *cap_tcp_open(struct bb_cap *c, uint32_t saddr, uint16_t sport, uint32_t daddr,
-                              uint16_t dport, int midstream)
+struct cap_conn *cap_tcp_open(struct bb_cap *c, const struct cap_addr *saddr, uint16_t sport,
+                              const struct cap_addr *daddr, uint16_t dport, int midstream)
 {
 	struct cap_conn *k = cap_tcp_find(c, saddr, sport, daddr, dport);
 	if (k && k->recreating) {
@@ -264,7 +271,7 @@ struct cap_conn *cap_tcp_open(struct bb_cap *c, uint32_t saddr, uint16_t sport, 
 		cap_tcp_close(k);
 	k = conn_new(c, BB_TR_TCP, saddr, sport, daddr, dport);
 	k->midstream = midstream;
-	size_t h = hash4(saddr, sport, daddr, dport, c->hash_size);
+	size_t h = tcp_slot(c, saddr, sport, daddr, dport);
 	k->next = c->tcp_hash[h];
 	c->tcp_hash[h] = k;
 	c->st.tcp_streams++;
@@ -281,7 +288,7 @@ void cap_tcp_close(struct cap_conn *k)
 {
 	struct bb_cap *c = k->cap;
 	act_remove(c, k);
-	unlink_conn(&c->tcp_hash[hash4(k->saddr, k->sport, k->daddr, k->dport, c->hash_size)], k);
+	unlink_conn(&c->tcp_hash[tcp_slot(c, &k->saddr, k->sport, &k->daddr, k->dport)], k);
 	conn_end(k);
 }
 
@@ -354,8 +361,9 @@ size_t cap_tcp_data(struct cap_conn *k, int dir, const uint8_t *buf, size_t n, s
 
 void cap_tcp_gap(struct cap_conn *k, int dir, uint64_t lost, int stream_dropped)
 {
-	/* Both directions lose what libnids held for them (the bytes their
-	 * decoder left unconsumed); positions jump past the hole. */
+	/* dir loses the bytes its decoder left unconsumed, and with
+	 * stream_dropped (libnids drops its stream) the other direction too;
+	 * positions jump past the hole. */
 	const struct bb_decoder *dec = k->dec >= 0 ? bb_dec_at((size_t)k->dec) : NULL;
 	for (int i = 0; i < 2; i++) {
 		struct cap_dirbuf *d = &k->d[i];
@@ -377,11 +385,12 @@ void cap_tcp_gap(struct cap_conn *k, int dir, uint64_t lost, int stream_dropped)
 
 static void cap_udp_sweep_idle(struct bb_cap *c, int64_t cutoff_ns);
 
-static struct cap_conn **udp_slot(struct bb_cap *c, uint32_t sa, uint16_t sp, uint32_t da,
-                                  uint16_t dp)
+static struct cap_conn **udp_slot(struct bb_cap *c, const struct cap_addr *sa, uint16_t sp,
+                                  const struct cap_addr *da, uint16_t dp)
 {
 	/* Unordered pair: hash the smaller endpoint first. */
-	uint64_t e1 = (uint64_t)sa << 16 | sp, e2 = (uint64_t)da << 16 | dp;
+	uint64_t e1 = (uint64_t)cap_addr_fold(sa) << 16 | sp;
+	uint64_t e2 = (uint64_t)cap_addr_fold(da) << 16 | dp;
 	if (e1 > e2) {
 		uint64_t t = e1;
 		e1 = e2;
@@ -391,19 +400,21 @@ static struct cap_conn **udp_slot(struct bb_cap *c, uint32_t sa, uint16_t sp, ui
 	                          (uint16_t)e2, c->hash_size)];
 }
 
-void cap_udp(struct bb_cap *c, uint32_t sa, uint16_t sp, uint32_t da, uint16_t dp,
-             const uint8_t *p, size_t n)
+void cap_udp(struct bb_cap *c, const struct cap_addr *sa, uint16_t sp,
+             const struct cap_addr *da, uint16_t dp, const uint8_t *p, size_t n)
 {
 	ensure_hash(c);
 	struct cap_conn **head = udp_slot(c, sa, sp, da, dp);
 	struct cap_conn *k;
 	int dir = BB_DIR_C2S;
 	for (k = *head; k; k = k->next) {
-		if (k->saddr == sa && k->sport == sp && k->daddr == da && k->dport == dp) {
+		if (k->sport == sp && k->dport == dp && cap_addr_eq(&k->saddr, sa) &&
+		    cap_addr_eq(&k->daddr, da)) {
 			dir = BB_DIR_C2S;
 			break;
 		}
-		if (k->saddr == da && k->sport == dp && k->daddr == sa && k->dport == sp) {
+		if (k->sport == dp && k->dport == sp && cap_addr_eq(&k->saddr, da) &&
+		    cap_addr_eq(&k->daddr, sa)) {
 			dir = BB_DIR_S2C;
 			break;
 		}

@@ -4,6 +4,8 @@
  * Every use of libnids' global API is in this file (notes/libnids.md):
  *  - bbcap parses the link layer and feeds raw IPv4 through a DLT_RAW dead
  *    handle and nids_pcap_handler (SLL2 and IPv6 reach libnids that way);
+ *    IPv6 is rewritten as IPv4 with addresses mapped into 240/4 (cap_ip.c),
+ *    mapped back to 16-byte addresses before they reach the flows;
  *  - checksums are never verified (offload leaves them partial);
  *  - a payload segment of a connection libnids does not know gets a
  *    synthetic handshake first (SYN, SYN/ACK with window scale 14, ACK), so
@@ -25,6 +27,7 @@
 static struct bb_cap *cur;      /* libnids is global: one capture at a time */
 static pcap_t *dead;
 static uint8_t inj[64];
+static struct cap_v6map *v6map; /* IPv6 addresses behind the 240/4 ones libnids sees */
 
 static int64_t ip_ts_ns;        /* time of the packet being fed */
 static int picking_up;          /* the handshake being fed is synthetic */
@@ -43,6 +46,18 @@ static void no_mem(char *where)
 {
 	(void)where;
 	abort();
+}
+
+/* The address behind one libnids saw (network order). */
+static struct cap_addr unmap(uint32_t v4)
+{
+	struct cap_addr a;
+	const uint8_t *v6 = cap_v6map_lookup(v6map, v4);
+	if (v6)
+		memcpy(a.b, v6, 16);
+	else
+		cap_addr_from4(&a, (const uint8_t *)&v4);
+	return a;
 }
 
 static int dir_of(struct tcp_stream *s, struct half_stream **hlf)
@@ -67,8 +82,8 @@ static void tcp_cb(struct tcp_stream *s, void **param)
 		/* libnids drops data beyond the receiver's advertised window; a
 		 * passive observer must not (a peer that never ACKs, lost ACKs). */
 		s->client.wscale = s->server.wscale = 1u << 14;
-		k = cap_tcp_open(c, s->addr.saddr, s->addr.source, s->addr.daddr, s->addr.dest,
-		                 picking_up);
+		struct cap_addr sa = unmap(s->addr.saddr), da = unmap(s->addr.daddr);
+		k = cap_tcp_open(c, &sa, s->addr.source, &da, s->addr.dest, picking_up);
 		k->nids = s;
 		s->user = k;
 		return;
@@ -108,10 +123,11 @@ static void udp_cb(struct tuple4 *a, char *buf, int len, struct ip *iph)
 	(void)iph;
 	if (len < 0)
 		return;
-	cap_udp(cur, a->saddr, a->source, a->daddr, a->dest, (const uint8_t *)buf, (size_t)len);
+	struct cap_addr sa = unmap(a->saddr), da = unmap(a->daddr);
+	cap_udp(cur, &sa, a->source, &da, a->dest, (const uint8_t *)buf, (size_t)len);
 }
 
-int cap_nids_init(struct bb_cap *c, struct bb_err *err)
+static int nids_new(struct bb_cap *c, struct bb_err *err)
 {
 	static struct nids_chksum_ctl all = {0, 0, NIDS_DONT_CHKSUM, 0};
 	if (cur) {
@@ -144,6 +160,7 @@ int cap_nids_init(struct bb_cap *c, struct bb_err *err)
 	nids_register_chksum_ctl(&all, 1);
 	nids_register_tcp((void *)tcp_cb);
 	nids_register_udp((void *)udp_cb);
+	v6map = cap_v6map_new();
 	cur = c;
 	return 0;
 }
@@ -247,14 +264,22 @@ static int parse_seg(const uint8_t *p, size_t n, struct seg *g)
 	return 0;
 }
 
+/* The conn of a segment's tuple as sent (from_client) or reversed. */
+static struct cap_conn *find_conn(struct bb_cap *c, const struct seg *g, int from_client)
+{
+	struct cap_addr sa = unmap(g->sa), da = unmap(g->da);
+	return from_client ? cap_tcp_find(c, &sa, g->sp, &da, g->dp)
+	                   : cap_tcp_find(c, &da, g->dp, &sa, g->sp);
+}
+
 /* The libnids stream of a segment, through bbcap's own table (cheaper than
  * two nids_find_tcp_stream calls): every stream libnids holds has a conn. */
 static struct tcp_stream *find(struct bb_cap *c, const struct seg *g, int *from_client)
 {
-	struct cap_conn *k = cap_tcp_find(c, g->sa, g->sp, g->da, g->dp);
+	struct cap_conn *k = find_conn(c, g, 1);
 	*from_client = 1;
 	if (!k) {
-		k = cap_tcp_find(c, g->da, g->dp, g->sa, g->sp);
+		k = find_conn(c, g, 0);
 		*from_client = 0;
 	}
 	return k ? k->nids : NULL;
@@ -274,9 +299,9 @@ static void pick_up(struct bb_cap *c, const struct seg *g)
 {
 	/* Which side is the server: a decoder's port, else the lower port. */
 	int srv_is_dst;
-	if (cap_tcp_find(c, g->sa, g->sp, g->da, g->dp))
+	if (find_conn(c, g, 1))
 		srv_is_dst = 1; /* a stream being re-created after a gap keeps its sides */
-	else if (cap_tcp_find(c, g->da, g->dp, g->sa, g->sp))
+	else if (find_conn(c, g, 0))
 		srv_is_dst = 0;
 	else {
 		c->st.tcp_midstream++;
@@ -300,6 +325,7 @@ static void pick_up(struct bb_cap *c, const struct seg *g)
 }
 
 static void feed_tcp(struct bb_cap *c, const uint8_t *p, size_t n, int depth);
+static void drop(struct cap_conn *k);
 
 static void hold(struct cap_conn *k, const uint8_t *p, size_t n, const struct seg *g, int dir)
 {
@@ -327,7 +353,8 @@ static int cmp_held(const void *a, const void *b)
 	return d < 0 ? -1 : d > 0;
 }
 
-/* Feeds held segments again. As a gap (lost > 0): the stream is dropped first. */
+/* Feeds held segments again. With gap set (the hole will not fill), the
+ * stream is dropped first and re-created resuming after the hole. */
 static void release_held(struct bb_cap *c, struct cap_conn *k, int gap, int depth)
 {
 	struct cap_held tmp[CAP_HOLD_MAX];
@@ -342,6 +369,7 @@ static void release_held(struct bb_cap *c, struct cap_conn *k, int gap, int dept
 	qsort(tmp, (size_t)n, sizeof tmp[0], cmp_held);
 	if (gap && k->nids) {
 		struct tcp_stream *s = k->nids;
+		struct tuple4 t = s->addr; /* the addresses libnids knows, for the handshake */
 		int dir = tmp[0].dir;
 		/* The next byte each side owes: what libnids delivered so far. */
 		uint32_t next[2];
@@ -354,11 +382,11 @@ static void release_held(struct bb_cap *c, struct cap_conn *k, int gap, int dept
 		c->st.tcp_gaps++;
 		c->st.tcp_gap_bytes += lost > 0 ? (uint64_t)lost : 0;
 		cap_tcp_gap(k, dir, lost > 0 ? (uint64_t)lost : 0, 1);
-		cap_nids_drop(k);
+		drop(k);
 		/* The same connection again, resuming after the hole. */
 		int64_t save = ip_ts_ns;
 		ip_ts_ns = tmp[0].ts_ns;
-		handshake(k->saddr, k->sport, k->daddr, k->dport, next[BB_DIR_C2S], next[BB_DIR_S2C]);
+		handshake(t.saddr, t.source, t.daddr, t.dest, next[BB_DIR_C2S], next[BB_DIR_S2C]);
 		ip_ts_ns = save;
 		k->recreating = 0;
 	}
@@ -374,7 +402,8 @@ static void release_held(struct bb_cap *c, struct cap_conn *k, int gap, int dept
 	c->pkt_ns = save_pkt;
 }
 
-void cap_nids_drop(struct cap_conn *k)
+/* Drops the libnids stream of k (the data it holds is lost). */
+static void drop(struct cap_conn *k)
 {
 	struct tcp_stream *s = k->nids;
 	if (!s)
@@ -435,7 +464,7 @@ static void feed_tcp(struct bb_cap *c, const uint8_t *p, size_t n, int depth)
 	}
 }
 
-void cap_nids_ip(struct bb_cap *c, const uint8_t *p, size_t n)
+static void nids_ip4(struct bb_cap *c, const uint8_t *p, size_t n)
 {
 	ip_ts_ns = c->pkt_ns;
 	struct bb_rd r = bb_rd_make(p, n);
@@ -459,11 +488,30 @@ static void expire_conn(struct bb_cap *c, struct cap_conn *k, int all)
 		release_held(c, k, k->nids != NULL, 0);
 }
 
-void cap_nids_expire(struct bb_cap *c, int all)
+/* An IPv6 packet, rewritten as IPv4 with mapped addresses (a loopback
+ * segment longer than IPv4 can say is split in two). */
+static void nids_ip6(struct bb_cap *c, const uint8_t *p, size_t n)
+{
+	int bad;
+	size_t n4 = cap_ip6_to4(c, v6map, p, n, c->scratch, &bad);
+	size_t na, nb;
+	uint8_t *a = c->scratch + 2 * 65536, *b = c->scratch + 3 * 65536;
+	if (bad)
+		c->st.ip_bad++;
+	else if (n4 > 65535 && cap_ip4_split(c->scratch, n4, a, &na, b, &nb) == 0) {
+		nids_ip4(c, a, na);
+		nids_ip4(c, b, nb);
+	} else if (n4 > 65535)
+		c->st.ip_bad++;
+	else if (n4)
+		nids_ip4(c, c->scratch, n4);
+}
+
+static void nids_expire(struct bb_cap *c, int all)
 {
 	/* Feeding may open, close or evict other streams: collect the tuples
 	 * first, then look each up again. */
-	struct { uint32_t sa, da; uint16_t sp, dp; } *todo = NULL;
+	struct { struct cap_addr sa, da; uint16_t sp, dp; } *todo = NULL;
 	size_t n = 0, cap = 0;
 	if (c->nholding == 0)
 		return;
@@ -483,18 +531,19 @@ void cap_nids_expire(struct bb_cap *c, int all)
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct cap_conn *k = cap_tcp_find(c, todo[i].sa, todo[i].sp, todo[i].da, todo[i].dp);
+		struct cap_conn *k = cap_tcp_find(c, &todo[i].sa, todo[i].sp, &todo[i].da, todo[i].dp);
 		if (k)
 			expire_conn(c, k, all);
 	}
 	free(todo);
 }
 
-void cap_nids_exit(struct bb_cap *c)
+/* Ends every stream (NIDS_EXITING) and libnids itself. */
+static void nids_free(struct bb_cap *c)
 {
 	if (cur != c)
 		return;
-	cap_nids_expire(c, 1);
+	nids_expire(c, 1);
 	nids_exit();
 	nids_unregister_tcp((void *)tcp_cb);
 	nids_unregister_udp((void *)udp_cb);
@@ -502,7 +551,18 @@ void cap_nids_exit(struct bb_cap *c)
 	if (dead)
 		pcap_close(dead);
 	dead = NULL;
+	cap_v6map_free(v6map);
+	v6map = NULL;
 }
+
+const struct cap_engine cap_engine_nids = {
+	.name = "libnids",
+	.new = nids_new,
+	.free = nids_free,
+	.ip4 = nids_ip4,
+	.ip6 = nids_ip6,
+	.expire = nids_expire,
+};
 
 #define STR_(x) #x
 #define STR(x) STR_(x)

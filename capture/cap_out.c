@@ -49,21 +49,21 @@ static const char *lookup_name(const struct bb_cap *c, int fam, const uint8_t *a
 	return NULL;
 }
 
-void cap_addr_name(const struct bb_cap *c, uint32_t a, uint16_t port, int with_port, char *buf,
-                   size_t cap)
+void cap_addr_name(const struct bb_cap *c, const struct cap_addr *a, uint16_t port,
+                   int with_port, char *buf, size_t cap)
 {
 	char ip[INET6_ADDRSTRLEN + 2];
-	const uint8_t *v6 = cap_v6map_lookup(c->v6, a);
-	const char *nm = v6 ? lookup_name(c, 6, v6) : lookup_name(c, 4, (const uint8_t *)&a);
+	int v4 = cap_addr_family(a) == 4;
+	const char *nm = v4 ? lookup_name(c, 4, a->b + 12) : lookup_name(c, 6, a->b);
 	if (nm) {
 		snprintf(ip, sizeof ip, "%s", nm);
-	} else if (v6) {
+	} else if (!v4) {
 		char t[INET6_ADDRSTRLEN];
-		inet_ntop(AF_INET6, v6, t, sizeof t);
+		inet_ntop(AF_INET6, a->b, t, sizeof t);
 		/* "[addr]:port" keeps the port separable from the address. */
 		snprintf(ip, sizeof ip, with_port ? "[%s]" : "%s", t);
 	} else {
-		inet_ntop(AF_INET, &a, ip, sizeof ip);
+		inet_ntop(AF_INET, a->b + 12, ip, sizeof ip);
 	}
 	if (with_port)
 		snprintf(buf, cap, "%s:%u", ip, port);

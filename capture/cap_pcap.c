@@ -31,7 +31,6 @@ struct bb_cap *bb_cap_new(const struct bb_cap_opts *opts, struct bb_writer *w,
 		c->o.timeout_ms = 100;
 	c->w = w;
 	c->ds = bb_xcalloc(bb_dec_count(), sizeof *c->ds);
-	c->v6 = cap_v6map_new();
 	c->scratch = bb_xmalloc(4 * 65536);
 	c->last_written_ns = INT64_MIN;
 	for (int i = 0; i < CAP_WM_LAG; i++)
@@ -41,14 +40,13 @@ struct bb_cap *bb_cap_new(const struct bb_cap_opts *opts, struct bb_writer *w,
 		return NULL;
 	}
 	c->frags = cap_frags_new();
-	if (c->o.reassembly == BB_CAP_RSM_LIBNIDS) {
-		if (cap_nids_init(c, err) < 0) {
-			bb_cap_free(c);
-			return NULL;
-		}
-	} else {
-		c->reasm = cap_reasm_new(c);
+	const struct cap_engine *e =
+		c->o.reassembly == BB_CAP_RSM_LIBNIDS ? &cap_engine_nids : &cap_engine_own;
+	if (e->new(c, err) < 0) {
+		bb_cap_free(c);
+		return NULL;
 	}
+	c->eng = e;
 	return c;
 }
 
@@ -61,8 +59,8 @@ void bb_cap_free(struct bb_cap *c)
 {
 	if (!c)
 		return;
-	cap_nids_exit(c);
-	cap_reasm_free(c);
+	if (c->eng)
+		c->eng->free(c);
 	cap_flows_free(c);
 	cap_frags_free(c->frags);
 	for (size_t i = 0; i < c->nsrc; i++) {
@@ -83,7 +81,6 @@ void bb_cap_free(struct bb_cap *c)
 	free(c->ds);
 	free(c->scratch);
 	cap_intern_free(c);
-	cap_v6map_free(c->v6);
 	free(c);
 }
 
@@ -339,10 +336,7 @@ static void housekeeping(struct bb_cap *c)
 	if (c->now_ns - c->last_sweep_ns >= 100 * INT64_C(1000000) || c->now_ns < c->last_sweep_ns) {
 		int64_t prev = c->last_sweep_ns;
 		c->last_sweep_ns = c->now_ns;
-		if (c->reasm)
-			cap_reasm_expire(c, 0);
-		else
-			cap_nids_expire(c, 0);
+		c->eng->expire(c, 0);
 		cap_frags_expire(c->frags, c->now_ns, &c->st);
 		cap_tcp_idle(c, c->now_ns - c->o.reorder_ns / 2);
 		if (c->now_ns / (10 * BB_NS_PER_S) != prev / (10 * BB_NS_PER_S))
@@ -364,15 +358,6 @@ static int64_t pkt_time(const struct pcap_pkthdr *h)
 	if (frac < 0 || frac >= BB_NS_PER_S)
 		frac = 0;
 	return sec * BB_NS_PER_S + frac;
-}
-
-/* A whole IPv4 packet to the reassembly engine. */
-static void ip4_whole(struct bb_cap *c, const uint8_t *p, size_t n)
-{
-	if (c->reasm)
-		cap_reasm_ip(c, p, n);
-	else
-		cap_nids_ip(c, p, n);
 }
 
 /* An IPv4 packet: fragments are reassembled here (for either engine), then
@@ -406,12 +391,12 @@ static void ip4(struct bb_cap *c, const uint8_t *p, size_t n)
 		h[10] = (uint8_t)(cs >> 8);
 		h[11] = (uint8_t)cs;
 		c->st.ip_tso++;
-		ip4_whole(c, h, n);
+		c->eng->ip4(c, h, n);
 		return;
 	}
 	if (!bb_rd_ok(&r) || (frag & 0x3fff) == 0 || (vh >> 4) != 4 || ihl < 20 || tot < ihl ||
 	    tot > n || ihl > CAP_FRAG_HEADROOM) {
-		ip4_whole(c, p, n); /* not a fragment, or the engine counts it bad */
+		c->eng->ip4(c, p, n); /* not a fragment, or the engine counts it bad */
 		return;
 	}
 	struct cap_frag_key k;
@@ -439,7 +424,7 @@ static void ip4(struct bb_cap *c, const uint8_t *p, size_t n)
 	uint16_t cs = cap_ip_csum(h, ihl);
 	h[10] = (uint8_t)(cs >> 8);
 	h[11] = (uint8_t)cs;
-	ip4_whole(c, h, ihl + len);
+	c->eng->ip4(c, h, ihl + len);
 }
 
 static void packet(struct bb_cap *c, int dlt, const struct pcap_pkthdr *h, const u_char *data)
@@ -464,28 +449,8 @@ static void packet(struct bb_cap *c, int dlt, const struct pcap_pkthdr *h, const
 	int v = cap_link(dlt, data, h->caplen, &ip, &len);
 	if (v == 4) {
 		ip4(c, ip, len);
-	} else if (v == 6 && c->reasm) {
-		/* The own engine takes IPv6 payloads in place. */
-		struct cap_l4 l;
-		int bad;
-		if (cap_ip6_l4(c, ip, len, &l, &bad))
-			cap_reasm_l4(c, l.proto, l.s4, l.d4, l.p, l.n);
-		else if (bad)
-			c->st.ip_bad++;
 	} else if (v == 6) {
-		int bad;
-		size_t n = cap_ip6_to4(c, ip, len, c->scratch, &bad);
-		size_t na, nb;
-		uint8_t *a = c->scratch + 2 * 65536, *b = c->scratch + 3 * 65536;
-		if (bad)
-			c->st.ip_bad++;
-		else if (n > 65535 && cap_ip4_split(c->scratch, n, a, &na, b, &nb) == 0) {
-			ip4_whole(c, a, na);
-			ip4_whole(c, b, nb);
-		} else if (n > 65535)
-			c->st.ip_bad++;
-		else if (n)
-			ip4_whole(c, c->scratch, n);
+		c->eng->ip6(c, ip, len);
 	} else if (v == 0) {
 		c->st.link_other++;
 	} else if (v == -1) {
@@ -629,8 +594,7 @@ int bb_cap_finish(struct bb_cap *c, struct bb_err *err)
 	if (c->finished)
 		return 0;
 	c->finished = 1;
-	cap_nids_exit(c);     /* ends every TCP stream */
-	cap_reasm_free(c);
+	c->eng->free(c);      /* ends every TCP stream */
 	cap_flows_free(c);    /* ends UDP flows and what libnids did not know */
 	cap_out_release(c, 1);
 	return bb_writer_flush(c->w, err);
