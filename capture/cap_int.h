@@ -127,14 +127,7 @@ struct cap_dirbuf {
 	uint64_t udp_pos;           /* UDP: stream position of the datagram being decoded */
 };
 
-struct cap_held {
-	int64_t ts_ns;
-	uint32_t seq;
-	int dir;
-	size_t len;
-	uint8_t *pkt;               /* IPv4 packet copy */
-};
-#define CAP_HOLD_MAX 16
+#define CAP_HOLD_MAX 16         /* segments an engine holds beyond a hole */
 
 struct cap_conn {
 	struct cap_conn *next;      /* hash chain */
@@ -150,13 +143,9 @@ struct cap_conn {
 	int midstream;              /* picked up without its handshake */
 	int64_t last_ns;
 	struct cap_dirbuf d[2];
-	/* The libnids engine's (cap_nids.c): its stream, and the segments held
-	 * beyond a hole; conn_end frees what is still held. */
-	int recreating;             /* gap: waiting for the re-injected stream */
-	void *nids;                 /* the libnids stream, or NULL */
-	struct cap_held held[CAP_HOLD_MAX];
-	int nheld;
-	int64_t hole_ns;
+	int recreating;             /* gap: waiting for the engine to re-create the stream */
+	void *eng_conn;             /* the engine's per-stream state, or NULL; freed
+	                               by eng->conn_end when the flow ends */
 	/* The watermark (cap_out.c): the oldest first-byte time of a message
 	 * this flow may still emit, INT64_MAX when none; its slot in the heap
 	 * of flows (SIZE_MAX: not in it). */
@@ -169,20 +158,6 @@ struct cap_conn {
 	const char *cnode, *snode;      /* node names in records (interned, cap_intern) */
 	struct bb_cap *cap;
 	struct bb_dec_ctx ctx;
-};
-
-struct cap_rec {
-	int64_t ts_ns, end_ns;
-	uint64_t seq;
-	uint64_t len;
-	enum bb_op op;
-	const char *proto;
-	const char *sender, *receiver;  /* interned */
-	char id[96];
-	char req[128];
-	uint16_t id_len, req_len;
-	uint8_t has_toks;               /* toks holds tok= or ctx= */
-	struct bb_dec_toks toks;
 };
 
 struct cap_src {
@@ -204,12 +179,6 @@ struct cap_src {
 	struct pcap_pkthdr hdr;
 };
 
-struct cap_name {
-	uint8_t fam;
-	uint8_t addr[16];
-	char *name;
-};
-
 struct bb_cap {
 	struct bb_cap_opts o;
 	struct bb_writer *w;
@@ -222,40 +191,12 @@ struct bb_cap {
 	int64_t now_ns;             /* packet clock: the latest packet time, never back */
 	int64_t pkt_ns;             /* time of the packet whose bytes are being handled */
 	int64_t first_ns;
-	uint64_t serial;
-	/* flows */
-	struct cap_conn **tcp_hash, **udp_hash;
-	size_t hash_size;
-	size_t nudp;
-	int64_t last_sweep_ns;
-	/* records waiting to be written in time order: a binary heap of small
-	 * keys over a pool of records */
-	struct cap_key { int64_t ts_ns; uint64_t seq; uint32_t idx; } *heap;
-	size_t nheap, capheap;
-	struct cap_rec *pool;
-	uint32_t *freelist;
-	size_t npool, nfree;
-	size_t nholding;            /* TCP conns holding segments */
-	struct cap_conn *act_head, *act_tail;
-	uint64_t recseq;
-	int64_t last_written_ns;
-	/* flows that may still emit, least open_ns first (cap_out.c) */
-	struct cap_conn **wm;
-	size_t nwm, capwm;
+	int64_t last_sweep_ns;      /* packet time of the last timers run */
 	int64_t back_ns;            /* the most packet times went back (slack) */
-#define CAP_WM_LAG 64
-	int64_t wm_lag[CAP_WM_LAG]; /* the last watermarks, one a packet */
-	int wm_lag_i;
-	uint64_t wm_expired;        /* flows given up on past the window */
-	uint64_t wm_fallback;       /* emits not matched to their bytes (leases kept) */
-	int64_t end_sec;            /* the seconds of the last end= written, */
-	char end_str[BB_TIME_BUFSZ];/* as text with the dot: reused while equal */
-	size_t end_len;
-	/* addresses */
-	char **interned;            /* node names, open addressing */
-	size_t ninterned, intern_size;
-	struct cap_name *names;
-	size_t nnames;
+	/* The parts, each with its own _new and _free. */
+	struct cap_flows *flows;    /* TCP connections and UDP flows (cap_flow.c) */
+	struct cap_out *out;        /* records waiting to be written (cap_out.c) */
+	struct cap_names *names;    /* node names (cap_names.c) */
 	uint8_t *scratch;           /* one packet: a TSO super-frame's header fixed; for
 	                               libnids, IPv6 rewritten to IPv4 and split */
 	struct cap_frags *frags;    /* IPv4 and IPv6 datagrams being reassembled */
@@ -264,6 +205,15 @@ struct bb_cap {
 	int finished;
 };
 
+/* ---- flow tables (cap_flow.c) ---- */
+struct cap_flows;
+struct cap_flows *cap_flows_new(void);
+/* Ends every flow still open (decoder end, records out); again, nothing. */
+void cap_flows_end(struct bb_cap *c);
+/* Frees the tables (after cap_flows_end). */
+void cap_flows_free(struct cap_flows *f);
+/* Calls fn for every TCP conn, in table order; fn must not end conns. */
+void cap_tcp_each(struct bb_cap *c, void (*fn)(struct cap_conn *k, void *arg), void *arg);
 /* TCP: the engine reports a new stream (client tuple). Returns the conn. */
 struct cap_conn *cap_tcp_open(struct bb_cap *c, const struct cap_addr *saddr, uint16_t sport,
                               const struct cap_addr *daddr, uint16_t dport, int midstream);
@@ -287,12 +237,12 @@ void cap_tcp_idle(struct bb_cap *c, int64_t cutoff_ns);
 /* Ends idle UDP flows (every few seconds of packet time) and all at the end. */
 void cap_udp_sweep(struct bb_cap *c, int all);
 /* ---- records out (cap_out.c) ---- */
+struct cap_out;
+struct cap_out *cap_out_new(void);
+void cap_out_free(struct cap_out *o);
 /* Takes a decoder's message on flow k into the reorder heap. */
 void cap_out_put(struct cap_conn *k, const struct bb_dec_msg *m);
-/* Node name of address a: a --names name or the address ("[v6]" with a
- * port), with ":port" when with_port. */
-void cap_addr_name(const struct bb_cap *c, const struct cap_addr *a, uint16_t port,
-                   int with_port, char *buf, size_t cap);
+
 /* Writes the records no open message can precede, and those older than the
  * reorder window (all when flush_all). */
 void cap_out_release(struct bb_cap *c, int flush_all);
@@ -302,11 +252,19 @@ void cap_wm_lease(struct cap_conn *k, int dir, uint64_t pos, int64_t ts);
 void cap_wm_update(struct cap_conn *k);
 /* k ends: out of the heap of flows. */
 void cap_wm_remove(struct cap_conn *k);
-/* The one copy of name s, kept until bb_cap_free (records outlive flows). */
-const char *cap_intern(struct bb_cap *c, const char *s);
-void cap_intern_free(struct bb_cap *c);
-void cap_flows_free(struct bb_cap *c);
-int cap_names_load(struct bb_cap *c, const char *path, struct bb_err *err);
+
+/* ---- node names (cap_names.c) ---- */
+struct cap_names;
+/* Returns new, with the --names file at path (NULL: none) loaded, or NULL
+ * with err set. */
+struct cap_names *cap_names_new(const char *path, struct bb_err *err);
+void cap_names_free(struct cap_names *n);
+/* Node name of address a: a --names name or the address ("[v6]" with a
+ * port), with ":port" when with_port. */
+void cap_addr_name(const struct cap_names *n, const struct cap_addr *a, uint16_t port,
+                   int with_port, char *buf, size_t cap);
+/* The one copy of name s, kept until cap_names_free (records outlive flows). */
+const char *cap_intern(struct cap_names *n, const char *s);
 
 /* ---- TCP reassembly engines ---- */
 /* What capture/ asks of a reassembly engine: IP packets in, cap_tcp_open,
@@ -326,6 +284,8 @@ struct cap_engine {
 	/* Skips holes that outlived opts.hole_ns (all of them when all), ends
 	 * streams the engine times out. */
 	void (*expire)(struct bb_cap *c, int all);
+	/* The flow k ends: frees k->eng_conn (not NULL). Called after free too. */
+	void (*conn_end)(struct cap_conn *k);
 };
 /* bbcap's own TCP reassembly (cap_reasm.c): the default. */
 extern const struct cap_engine cap_engine_own;

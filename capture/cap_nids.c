@@ -28,6 +28,29 @@ static struct bb_cap *cur;      /* libnids is global: one capture at a time */
 static pcap_t *dead;
 static uint8_t inj[64];
 static struct cap_v6map *v6map; /* IPv6 addresses behind the 240/4 ones libnids sees */
+static size_t nholding;         /* conns holding segments */
+
+/* A segment held beyond a hole. */
+struct held {
+	int64_t ts_ns;
+	uint32_t seq;
+	int dir;
+	size_t len;
+	uint8_t *pkt;               /* IPv4 packet copy */
+};
+
+/* What the adapter keeps per conn (k->eng_conn, made at NIDS_JUST_EST). */
+struct nconn {
+	struct tcp_stream *s;       /* the libnids stream, or NULL */
+	struct held held[CAP_HOLD_MAX];
+	int nheld;
+	int64_t hole_ns;            /* time of the first segment held */
+};
+
+static inline struct nconn *N(const struct cap_conn *k)
+{
+	return k->eng_conn;
+}
 
 static int64_t ip_ts_ns;        /* time of the packet being fed */
 static int picking_up;          /* the handshake being fed is synthetic */
@@ -84,7 +107,9 @@ static void tcp_cb(struct tcp_stream *s, void **param)
 		s->client.wscale = s->server.wscale = 1u << 14;
 		struct cap_addr sa = unmap(s->addr.saddr), da = unmap(s->addr.daddr);
 		k = cap_tcp_open(c, &sa, s->addr.source, &da, s->addr.dest, picking_up);
-		k->nids = s;
+		if (!k->eng_conn)
+			k->eng_conn = bb_xcalloc(1, sizeof(struct nconn));
+		N(k)->s = s;
 		s->user = k;
 		return;
 	case NIDS_DATA: {
@@ -109,7 +134,7 @@ static void tcp_cb(struct tcp_stream *s, void **param)
 		if (s->nids_state == NIDS_TIMED_OUT)
 			c->st.tcp_evicted++;
 		if (k) {
-			k->nids = NULL;
+			N(k)->s = NULL;
 			s->user = NULL;
 			if (!k->recreating)
 				cap_tcp_close(k);
@@ -161,6 +186,7 @@ static int nids_new(struct bb_cap *c, struct bb_err *err)
 	nids_register_tcp((void *)tcp_cb);
 	nids_register_udp((void *)udp_cb);
 	v6map = cap_v6map_new();
+	nholding = 0;
 	cur = c;
 	return 0;
 }
@@ -282,7 +308,7 @@ static struct tcp_stream *find(struct bb_cap *c, const struct seg *g, int *from_
 		k = find_conn(c, g, 0);
 		*from_client = 0;
 	}
-	return k ? k->nids : NULL;
+	return k ? N(k)->s : NULL;
 }
 
 /* A synthetic handshake after which the client's next byte is cs and the
@@ -329,10 +355,11 @@ static void drop(struct cap_conn *k);
 
 static void hold(struct cap_conn *k, const uint8_t *p, size_t n, const struct seg *g, int dir)
 {
-	struct cap_held *h = &k->held[k->nheld++];
-	if (k->nheld == 1) {
-		k->hole_ns = ip_ts_ns;
-		k->cap->nholding++;
+	struct nconn *nc = N(k);
+	struct held *h = &nc->held[nc->nheld++];
+	if (nc->nheld == 1) {
+		nc->hole_ns = ip_ts_ns;
+		nholding++;
 	}
 	h->ts_ns = ip_ts_ns;
 	h->seq = g->seq;
@@ -340,15 +367,15 @@ static void hold(struct cap_conn *k, const uint8_t *p, size_t n, const struct se
 	h->len = n;
 	h->pkt = bb_xmalloc(n);
 	memcpy(h->pkt, p, n);
-	if (k->held_ns != k->hole_ns) { /* the watermark waits for held bytes */
-		k->held_ns = k->hole_ns;
+	if (k->held_ns != nc->hole_ns) { /* the watermark waits for held bytes */
+		k->held_ns = nc->hole_ns;
 		cap_wm_update(k);
 	}
 }
 
 static int cmp_held(const void *a, const void *b)
 {
-	const struct cap_held *x = a, *y = b;
+	const struct held *x = a, *y = b;
 	int32_t d = (int32_t)(x->seq - y->seq);
 	return d < 0 ? -1 : d > 0;
 }
@@ -357,18 +384,19 @@ static int cmp_held(const void *a, const void *b)
  * stream is dropped first and re-created resuming after the hole. */
 static void release_held(struct bb_cap *c, struct cap_conn *k, int gap, int depth)
 {
-	struct cap_held tmp[CAP_HOLD_MAX];
-	int n = k->nheld;
-	memcpy(tmp, k->held, sizeof tmp);
-	k->nheld = 0;
+	struct nconn *nc = N(k);
+	struct held tmp[CAP_HOLD_MAX];
+	int n = nc->nheld;
+	memcpy(tmp, nc->held, sizeof tmp);
+	nc->nheld = 0;
 	if (n == 0)
 		return;
-	c->nholding--;
+	nholding--;
 	k->held_ns = INT64_MAX; /* fed below: the bytes' own times go to marks */
 	cap_wm_update(k);
 	qsort(tmp, (size_t)n, sizeof tmp[0], cmp_held);
-	if (gap && k->nids) {
-		struct tcp_stream *s = k->nids;
+	if (gap && nc->s) {
+		struct tcp_stream *s = nc->s;
 		struct tuple4 t = s->addr; /* the addresses libnids knows, for the handshake */
 		int dir = tmp[0].dir;
 		/* The next byte each side owes: what libnids delivered so far. */
@@ -405,12 +433,12 @@ static void release_held(struct bb_cap *c, struct cap_conn *k, int gap, int dept
 /* Drops the libnids stream of k (the data it holds is lost). */
 static void drop(struct cap_conn *k)
 {
-	struct tcp_stream *s = k->nids;
+	struct tcp_stream *s = N(k)->s;
 	if (!s)
 		return;
 	k->recreating = 1;
 	s->user = NULL;
-	k->nids = NULL;
+	N(k)->s = NULL;
 	nids_free_tcp_stream(s); /* fires no callback */
 }
 
@@ -437,6 +465,7 @@ static void feed_tcp(struct bb_cap *c, const uint8_t *p, size_t n, int depth)
 		return;
 	}
 	struct cap_conn *k = s->user;
+	struct nconn *nc = k ? N(k) : NULL;
 	if (!k || !data_seg || depth > 4) {
 		feed_raw(p, n);
 		return;
@@ -448,7 +477,7 @@ static void feed_tcp(struct bb_cap *c, const uint8_t *p, size_t n, int depth)
 	int32_t ahead = (int32_t)(g.seq - exp);
 	if (ahead > 0) {
 		/* A hole: maybe reordering, maybe loss. Hold the segment a while. */
-		if (k->nheld < CAP_HOLD_MAX && (k->nheld == 0 || k->held[0].dir == dir)) {
+		if (nc->nheld < CAP_HOLD_MAX && (nc->nheld == 0 || nc->held[0].dir == dir)) {
 			hold(k, p, n, &g, dir);
 			return;
 		}
@@ -457,7 +486,7 @@ static void feed_tcp(struct bb_cap *c, const uint8_t *p, size_t n, int depth)
 		return;
 	}
 	feed_raw(p, n);
-	if (k->nheld && k->held[0].dir == dir) {
+	if (nc->nheld && nc->held[0].dir == dir) {
 		/* The hole may be filled now: put what was held back in. */
 		c->st.tcp_reordered++;
 		release_held(c, k, 0, depth);
@@ -484,8 +513,9 @@ static void nids_ip4(struct bb_cap *c, const uint8_t *p, size_t n)
 
 static void expire_conn(struct bb_cap *c, struct cap_conn *k, int all)
 {
-	if (k->nheld && (all || c->now_ns - k->hole_ns > c->o.hole_ns))
-		release_held(c, k, k->nids != NULL, 0);
+	struct nconn *nc = N(k);
+	if (nc->nheld && (all || c->now_ns - nc->hole_ns > c->o.hole_ns))
+		release_held(c, k, nc->s != NULL, 0);
 }
 
 /* An IPv6 packet, rewritten as IPv4 with mapped addresses (a loopback
@@ -507,35 +537,61 @@ static void nids_ip6(struct bb_cap *c, const uint8_t *p, size_t n)
 		nids_ip4(c, c->scratch, n4);
 }
 
+/* The tuples of conns whose hole outlived the tolerance (all holding ones
+ * when all). */
+struct expiring {
+	struct bb_cap *c;
+	int all;
+	struct { struct cap_addr sa, da; uint16_t sp, dp; } *todo;
+	size_t n, cap;
+};
+
+static void note_expiring(struct cap_conn *k, void *arg)
+{
+	struct expiring *e = arg;
+	struct nconn *nc = N(k);
+	if (!nc || !nc->nheld || !(e->all || e->c->now_ns - nc->hole_ns > e->c->o.hole_ns))
+		return;
+	if (e->n == e->cap) {
+		e->cap = e->cap ? e->cap * 2 : 64;
+		e->todo = bb_xrealloc(e->todo, e->cap * sizeof *e->todo);
+	}
+	e->todo[e->n].sa = k->saddr;
+	e->todo[e->n].da = k->daddr;
+	e->todo[e->n].sp = k->sport;
+	e->todo[e->n].dp = k->dport;
+	e->n++;
+}
+
 static void nids_expire(struct bb_cap *c, int all)
 {
+	if (nholding == 0)
+		return;
 	/* Feeding may open, close or evict other streams: collect the tuples
 	 * first, then look each up again. */
-	struct { struct cap_addr sa, da; uint16_t sp, dp; } *todo = NULL;
-	size_t n = 0, cap = 0;
-	if (c->nholding == 0)
-		return;
-	for (size_t i = 0; i < c->hash_size; i++) {
-		for (struct cap_conn *k = c->tcp_hash[i]; k; k = k->next) {
-			if (!k->nheld || !(all || c->now_ns - k->hole_ns > c->o.hole_ns))
-				continue;
-			if (n == cap) {
-				cap = cap ? cap * 2 : 64;
-				todo = bb_xrealloc(todo, cap * sizeof *todo);
-			}
-			todo[n].sa = k->saddr;
-			todo[n].da = k->daddr;
-			todo[n].sp = k->sport;
-			todo[n].dp = k->dport;
-			n++;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct cap_conn *k = cap_tcp_find(c, &todo[i].sa, todo[i].sp, &todo[i].da, todo[i].dp);
+	struct expiring e = {c, all, NULL, 0, 0};
+	cap_tcp_each(c, note_expiring, &e);
+	for (size_t i = 0; i < e.n; i++) {
+		struct cap_conn *k =
+			cap_tcp_find(c, &e.todo[i].sa, e.todo[i].sp, &e.todo[i].da, e.todo[i].dp);
 		if (k)
 			expire_conn(c, k, all);
 	}
-	free(todo);
+	free(e.todo);
+}
+
+/* k ends: what it still holds is freed with it. */
+static void nids_conn_end(struct cap_conn *k)
+{
+	struct nconn *nc = N(k);
+	for (int i = 0; i < nc->nheld; i++)
+		free(nc->held[i].pkt);
+	if (nc->nheld)
+		nholding--;
+	if (nc->s)
+		nc->s->user = NULL;
+	free(nc);
+	k->eng_conn = NULL;
 }
 
 /* Ends every stream (NIDS_EXITING) and libnids itself. */
@@ -562,6 +618,7 @@ const struct cap_engine cap_engine_nids = {
 	.ip4 = nids_ip4,
 	.ip6 = nids_ip6,
 	.expire = nids_expire,
+	.conn_end = nids_conn_end,
 };
 
 #define STR_(x) #x

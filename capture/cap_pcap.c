@@ -32,13 +32,13 @@ struct bb_cap *bb_cap_new(const struct bb_cap_opts *opts, struct bb_writer *w,
 	c->w = w;
 	c->ds = bb_xcalloc(bb_dec_count(), sizeof *c->ds);
 	c->scratch = bb_xmalloc(4 * 65536);
-	c->last_written_ns = INT64_MIN;
-	for (int i = 0; i < CAP_WM_LAG; i++)
-		c->wm_lag[i] = INT64_MIN;
-	if (c->o.names_file && cap_names_load(c, c->o.names_file, err) < 0) {
+	c->names = cap_names_new(c->o.names_file, err);
+	if (!c->names) {
 		bb_cap_free(c);
 		return NULL;
 	}
+	c->flows = cap_flows_new();
+	c->out = cap_out_new();
 	c->frags = cap_frags_new();
 	const struct cap_engine *e =
 		c->o.reassembly == BB_CAP_RSM_LIBNIDS ? &cap_engine_nids : &cap_engine_own;
@@ -61,7 +61,8 @@ void bb_cap_free(struct bb_cap *c)
 		return;
 	if (c->eng)
 		c->eng->free(c);
-	cap_flows_free(c);
+	cap_flows_end(c);
+	cap_flows_free(c->flows);
 	cap_frags_free(c->frags);
 	for (size_t i = 0; i < c->nsrc; i++) {
 		if (c->src[i].p)
@@ -71,16 +72,10 @@ void bb_cap_free(struct bb_cap *c)
 		free(c->src[i].name);
 	}
 	free(c->src);
-	for (size_t i = 0; i < c->nnames; i++)
-		free(c->names[i].name);
-	free(c->names);
-	free(c->heap);
-	free(c->wm);
-	free(c->pool);
-	free(c->freelist);
+	cap_out_free(c->out);
+	cap_names_free(c->names);
 	free(c->ds);
 	free(c->scratch);
-	cap_intern_free(c);
 	free(c);
 }
 
@@ -505,61 +500,67 @@ static int64_t src_ts(const struct cap_src *s)
 	return pkt_time(s->h);
 }
 
-int bb_cap_run(struct bb_cap *c, void (*tick)(void *arg), void *tick_arg, struct bb_err *err)
+/* A live interface until bb_cap_stop, -c or --duration. */
+static int run_live(struct bb_cap *c, void (*tick)(void *arg), void *tick_arg,
+                    struct bb_err *err)
+{
+	int64_t start = mono_ns();
+	struct cap_src *s = &c->src[0];
+	/* Wait in poll(2), not in libpcap: with TPACKET_V3 a blocking read
+	 * returns only once a packet has come, so a quiet interface kept
+	 * --duration from ending until the next packet (11 minutes once).
+	 * The descriptor is readable when the kernel retires a block (at
+	 * the timeout after its first packet, or when full). */
+	char peb[PCAP_ERRBUF_SIZE];
+	int pfd = pcap_get_selectable_fd(s->p);
+	if (pfd >= 0 && pcap_setnonblock(s->p, 1, peb) < 0)
+		pfd = -1;
+	while (!c->stop) {
+		if (pfd >= 0) {
+			int wait_ms = c->o.timeout_ms;
+			if (c->o.duration_ns) {
+				int64_t left = c->o.duration_ns - (mono_ns() - start);
+				if (left < (int64_t)wait_ms * 1000000)
+					wait_ms = left > 0 ? (int)(left / 1000000) + 1 : 0;
+			}
+			struct pollfd pf = {pfd, POLLIN, 0};
+			(void)poll(&pf, 1, wait_ms); /* EINTR: a signal; c->stop says */
+		}
+		int n = pcap_dispatch(s->p, -1, live_cb, (u_char *)c);
+		if (n == PCAP_ERROR) {
+			bb_err_set(err, "%s: %s", s->name, pcap_geterr(s->p));
+			return BB_ERR_IO;
+		}
+		/* Blocks arrive late: advance the clock by the wall time too. */
+		int64_t w = wall_ns();
+		if (w - c->o.reorder_ns > c->now_ns && c->now_ns)
+			c->now_ns = w - c->o.reorder_ns;
+		housekeeping(c);
+		if (c->o.duration_ns && mono_ns() - start >= c->o.duration_ns)
+			c->stop = 1;
+		if (tick)
+			tick(tick_arg);
+	}
+	/* Without immediate mode the kernel hands packets over in blocks,
+	 * retired at the timeout: wait for it once, then take what is left. */
+	char eb[PCAP_ERRBUF_SIZE];
+	if (pcap_setnonblock(s->p, 1, eb) == 0) {
+		struct timespec ts = {0, ((long)c->o.timeout_ms + 50) * 1000000L};
+		nanosleep(&ts, NULL);
+		c->stop = 0;
+		for (int i = 0; i < 64; i++)
+			if (pcap_dispatch(s->p, -1, live_cb, (u_char *)c) <= 0)
+				break;
+		c->stop = 1;
+	}
+	return 0;
+}
+
+/* The files, merged in time order, to their ends (or -c, --duration). */
+static int run_files(struct bb_cap *c, void (*tick)(void *arg), void *tick_arg,
+                     struct bb_err *err)
 {
 	int64_t last_tick = mono_ns();
-	int64_t start = mono_ns();
-	if (c->live) {
-		struct cap_src *s = &c->src[0];
-		/* Wait in poll(2), not in libpcap: with TPACKET_V3 a blocking read
-		 * returns only once a packet has come, so a quiet interface kept
-		 * --duration from ending until the next packet (11 minutes once).
-		 * The descriptor is readable when the kernel retires a block (at
-		 * the timeout after its first packet, or when full). */
-		char peb[PCAP_ERRBUF_SIZE];
-		int pfd = pcap_get_selectable_fd(s->p);
-		if (pfd >= 0 && pcap_setnonblock(s->p, 1, peb) < 0)
-			pfd = -1;
-		while (!c->stop) {
-			if (pfd >= 0) {
-				int wait_ms = c->o.timeout_ms;
-				if (c->o.duration_ns) {
-					int64_t left = c->o.duration_ns - (mono_ns() - start);
-					if (left < (int64_t)wait_ms * 1000000)
-						wait_ms = left > 0 ? (int)(left / 1000000) + 1 : 0;
-				}
-				struct pollfd pf = {pfd, POLLIN, 0};
-				(void)poll(&pf, 1, wait_ms); /* EINTR: a signal; c->stop says */
-			}
-			int n = pcap_dispatch(s->p, -1, live_cb, (u_char *)c);
-			if (n == PCAP_ERROR) {
-				bb_err_set(err, "%s: %s", s->name, pcap_geterr(s->p));
-				return BB_ERR_IO;
-			}
-			/* Blocks arrive late: advance the clock by the wall time too. */
-			int64_t w = wall_ns();
-			if (w - c->o.reorder_ns > c->now_ns && c->now_ns)
-				c->now_ns = w - c->o.reorder_ns;
-			housekeeping(c);
-			if (c->o.duration_ns && mono_ns() - start >= c->o.duration_ns)
-				c->stop = 1;
-			if (tick)
-				tick(tick_arg);
-		}
-		/* Without immediate mode the kernel hands packets over in blocks,
-		 * retired at the timeout: wait for it once, then take what is left. */
-		char eb[PCAP_ERRBUF_SIZE];
-		if (pcap_setnonblock(s->p, 1, eb) == 0) {
-			struct timespec ts = {0, ((long)c->o.timeout_ms + 50) * 1000000L};
-			nanosleep(&ts, NULL);
-			c->stop = 0;
-			for (int i = 0; i < 64; i++)
-				if (pcap_dispatch(s->p, -1, live_cb, (u_char *)c) <= 0)
-					break;
-			c->stop = 1;
-		}
-		return 0;
-	}
 	int rc = 0;
 	for (size_t i = 0; i < c->nsrc; i++)
 		if (next_of(&c->src[i], err) < 0)
@@ -589,13 +590,18 @@ int bb_cap_run(struct bb_cap *c, void (*tick)(void *arg), void *tick_arg, struct
 	return rc;
 }
 
+int bb_cap_run(struct bb_cap *c, void (*tick)(void *arg), void *tick_arg, struct bb_err *err)
+{
+	return c->live ? run_live(c, tick, tick_arg, err) : run_files(c, tick, tick_arg, err);
+}
+
 int bb_cap_finish(struct bb_cap *c, struct bb_err *err)
 {
 	if (c->finished)
 		return 0;
 	c->finished = 1;
 	c->eng->free(c);      /* ends every TCP stream */
-	cap_flows_free(c);    /* ends UDP flows and what libnids did not know */
+	cap_flows_end(c);     /* ends UDP flows and what libnids did not know */
 	cap_out_release(c, 1);
 	return bb_writer_flush(c->w, err);
 }
