@@ -516,7 +516,7 @@ void cap_tcp_each(struct bb_cap *c, void (*fn)(struct cap_conn *k, void *arg), v
 void cap_flows_end(struct bb_cap *c)
 {
 	if (!c->flows || !c->flows->tcp_hash)
-		return;
+		return; /* no flow ever, or ended already */
 	cap_udp_sweep(c, 1);
 	for (size_t i = 0; i < c->flows->hash_size; i++) {
 		while (c->flows->tcp_hash[i]) {
@@ -526,4 +526,7 @@ void cap_flows_end(struct bb_cap *c)
 			conn_end(k);
 		}
 	}
+	free(c->flows->tcp_hash);
+	free(c->flows->udp_hash);
+	c->flows->tcp_hash = c->flows->udp_hash = NULL;
 }

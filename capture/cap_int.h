@@ -208,9 +208,10 @@ struct bb_cap {
 /* ---- flow tables (cap_flow.c) ---- */
 struct cap_flows;
 struct cap_flows *cap_flows_new(void);
-/* Ends every flow still open (decoder end, records out); again, nothing. */
+/* Ends every flow still open (decoder end, records out) and frees the
+ * tables; again, nothing. */
 void cap_flows_end(struct bb_cap *c);
-/* Frees the tables (after cap_flows_end). */
+/* Frees f (after cap_flows_end). */
 void cap_flows_free(struct cap_flows *f);
 /* Calls fn for every TCP conn, in table order; fn must not end conns. */
 void cap_tcp_each(struct bb_cap *c, void (*fn)(struct cap_conn *k, void *arg), void *arg);

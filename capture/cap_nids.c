@@ -52,6 +52,16 @@ static inline struct nconn *N(const struct cap_conn *k)
 	return k->eng_conn;
 }
 
+/* The last segment tuple find_conn answered (as libnids sees it) and its
+ * answer: consecutive segments mostly belong to one connection, and the
+ * answer holds until a TCP conn is made or ends (then k is set NULL). */
+static struct {
+	uint32_t sa, da;
+	uint16_t sp, dp;
+	int from_client;
+	struct cap_conn *k;
+} last;
+
 static int64_t ip_ts_ns;        /* time of the packet being fed */
 static int picking_up;          /* the handshake being fed is synthetic */
 
@@ -75,11 +85,12 @@ static void no_mem(char *where)
 static struct cap_addr unmap(uint32_t v4)
 {
 	struct cap_addr a;
-	const uint8_t *v6 = cap_v6map_lookup(v6map, v4);
+	const uint8_t *b = (const uint8_t *)&v4;
+	const uint8_t *v6 = b[0] >= 240 ? cap_v6map_lookup(v6map, v4) : NULL; /* 240/4 */
 	if (v6)
 		memcpy(a.b, v6, 16);
 	else
-		cap_addr_from4(&a, (const uint8_t *)&v4);
+		cap_addr_from4(&a, b);
 	return a;
 }
 
@@ -106,6 +117,7 @@ static void tcp_cb(struct tcp_stream *s, void **param)
 		 * passive observer must not (a peer that never ACKs, lost ACKs). */
 		s->client.wscale = s->server.wscale = 1u << 14;
 		struct cap_addr sa = unmap(s->addr.saddr), da = unmap(s->addr.daddr);
+		last.k = NULL; /* a new conn may answer find_conn otherwise */
 		k = cap_tcp_open(c, &sa, s->addr.source, &da, s->addr.dest, picking_up);
 		if (!k->eng_conn)
 			k->eng_conn = bb_xcalloc(1, sizeof(struct nconn));
@@ -187,6 +199,7 @@ static int nids_new(struct bb_cap *c, struct bb_err *err)
 	nids_register_udp((void *)udp_cb);
 	v6map = cap_v6map_new();
 	nholding = 0;
+	last.k = NULL;
 	cur = c;
 	return 0;
 }
@@ -290,24 +303,38 @@ static int parse_seg(const uint8_t *p, size_t n, struct seg *g)
 	return 0;
 }
 
-/* The conn of a segment's tuple as sent (from_client) or reversed. */
-static struct cap_conn *find_conn(struct bb_cap *c, const struct seg *g, int from_client)
+/* The conn of a segment, its tuple as sent (*from_client 1) or reversed
+ * (0), or NULL. */
+static struct cap_conn *find_conn(struct bb_cap *c, const struct seg *g, int *from_client)
 {
+	if (last.k && g->sa == last.sa && g->da == last.da && g->sp == last.sp &&
+	    g->dp == last.dp) {
+		*from_client = last.from_client;
+		return last.k;
+	}
 	struct cap_addr sa = unmap(g->sa), da = unmap(g->da);
-	return from_client ? cap_tcp_find(c, &sa, g->sp, &da, g->dp)
-	                   : cap_tcp_find(c, &da, g->dp, &sa, g->sp);
+	struct cap_conn *k = cap_tcp_find(c, &sa, g->sp, &da, g->dp);
+	*from_client = 1;
+	if (!k) {
+		k = cap_tcp_find(c, &da, g->dp, &sa, g->sp);
+		*from_client = 0;
+	}
+	if (k) {
+		last.sa = g->sa;
+		last.da = g->da;
+		last.sp = g->sp;
+		last.dp = g->dp;
+		last.from_client = *from_client;
+		last.k = k;
+	}
+	return k;
 }
 
 /* The libnids stream of a segment, through bbcap's own table (cheaper than
  * two nids_find_tcp_stream calls): every stream libnids holds has a conn. */
 static struct tcp_stream *find(struct bb_cap *c, const struct seg *g, int *from_client)
 {
-	struct cap_conn *k = find_conn(c, g, 1);
-	*from_client = 1;
-	if (!k) {
-		k = find_conn(c, g, 0);
-		*from_client = 0;
-	}
+	struct cap_conn *k = find_conn(c, g, from_client);
 	return k ? N(k)->s : NULL;
 }
 
@@ -324,12 +351,8 @@ static void handshake(uint32_t ca, uint16_t cp, uint32_t sa, uint16_t sp, uint32
 static void pick_up(struct bb_cap *c, const struct seg *g)
 {
 	/* Which side is the server: a decoder's port, else the lower port. */
-	int srv_is_dst;
-	if (find_conn(c, g, 1))
-		srv_is_dst = 1; /* a stream being re-created after a gap keeps its sides */
-	else if (find_conn(c, g, 0))
-		srv_is_dst = 0;
-	else {
+	int srv_is_dst; /* a stream being re-created after a gap keeps its sides */
+	if (!find_conn(c, g, &srv_is_dst)) {
 		c->st.tcp_midstream++;
 		int d_srv = bb_dec_is_server_port(&c->o.sel, BB_TR_TCP, g->dp);
 		int s_srv = bb_dec_is_server_port(&c->o.sel, BB_TR_TCP, g->sp);
@@ -584,6 +607,7 @@ static void nids_expire(struct bb_cap *c, int all)
 static void nids_conn_end(struct cap_conn *k)
 {
 	struct nconn *nc = N(k);
+	last.k = NULL;
 	for (int i = 0; i < nc->nheld; i++)
 		free(nc->held[i].pkt);
 	if (nc->nheld)
