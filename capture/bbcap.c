@@ -83,14 +83,6 @@ static void usage(FILE *f)
 	        "SIGINT/SIGTERM stop, flush and summarise; SIGUSR1 prints the counters.\n");
 }
 
-static int bad_usage(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "bbcap: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'bbcap --help' for more information.\n");
-	return 2;
-}
-
 static void print_summary(struct bb_cap *c, int verbose)
 {
 	struct bb_cap_stats s;
@@ -228,9 +220,7 @@ static struct bb_writer *output_open(struct output *o, const char *path, int in_
 	if (strcmp(path, "-") == 0 || (exists && !S_ISREG(sb.st_mode)) || in_place)
 		return bb_tio_writer_open(path, err);
 	size_t n = strlen(path);
-	o->tmp = malloc(n + 16);
-	if (!o->tmp)
-		abort();
+	o->tmp = bb_xmalloc(n + 16);
 	memcpy(o->tmp, path, n);
 	memcpy(o->tmp + n, ".partial.XXXXXX", 16);
 	int fd = mkstemp(o->tmp);
@@ -322,8 +312,6 @@ enum {
 	OPT_REASSEMBLY, OPT_TOKEN_SALT, OPT_NO_TOKENS
 };
 
-/* The tok=/ctx= key from --token-salt, or from 16 random bytes; "#tokens"
- * says which (never the salt). Returns 0, or -1 when no randomness. */
 /* The default salt of a capture read from files: the first 64 KiB of the
  * first file, so that the same capture gives the same trace (as tcpdump -r
  * does) while whoever holds only the trace cannot rebuild the key to test
@@ -343,6 +331,9 @@ static int salt_from_file(struct bb_cap_opts *o, const char *path)
 	return 1;
 }
 
+/* The tok=/ctx= key from --token-salt, from the first input file, or from
+ * 16 random bytes; meta gets the "#tokens" text that says which (never the
+ * salt). Returns 0, or -1 when no randomness. */
 static int token_key(struct bb_cap_opts *o, const char *salt, int off, const char *file,
                      char *meta, size_t cap)
 {
@@ -378,7 +369,192 @@ static int token_key(struct bb_cap_opts *o, const char *salt, int off, const cha
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* --list-decoders: name, transports, default ports, summary. */
+static int list_decoders(void)
+{
+	for (size_t i = 0; i < bb_dec_count(); i++) {
+		const struct bb_decoder *d = bb_dec_at(i);
+		printf("%-8s %s%s%s", d->name, (d->transports & BB_TR_TCP) ? "tcp" : "",
+		       d->transports == (BB_TR_TCP | BB_TR_UDP) ? "," : "",
+		       (d->transports & BB_TR_UDP) ? "udp" : "");
+		printf("%*s", d->transports == (BB_TR_TCP | BB_TR_UDP) ? 1 : 5, "");
+		if (!d->ports[0]) {
+			printf("%-22s", "(any)");
+		} else {
+			char ports[64];
+			int n = 0;
+			for (int k = 0; k < 8 && d->ports[k]; k++)
+				n += snprintf(ports + n, sizeof ports - (size_t)n, "%s%u", k ? "," : "",
+				              d->ports[k]);
+			printf("%-22s", ports);
+		}
+		printf(" %s\n", d->summary);
+	}
+	return 0;
+}
+
+static int print_version(void)
+{
+	char v[256], z[128];
+	bb_cap_lib_versions(v, sizeof v);
+	bb_tio_lib_versions(z, sizeof z);
+	printf("bbcap %s (%s, %s)\n", BB_VERSION, v, z);
+	return 0;
+}
+
+/* The command line, parsed. */
+struct args {
+	struct bb_cap_opts o;
+	const char **files;         /* -r, in order (owned array, borrowed strings) */
+	size_t nfiles;
+	const char *iface, *out, *user, *salt;
+	int quiet, verbose, no_tokens;
+	char *filter;               /* the BPF expression (owned), or NULL */
+};
+
+/* The options that set a capture option (struct bb_cap_opts). Returns -1 to
+ * go on, else the exit status. */
+static int cap_option(struct bb_cap_opts *o, int opt, const char *arg)
+{
+	struct bb_err err;
+	char *end;
+	switch (opt) {
+	case 'B':
+		o->buffer_mb = (int)strtol(arg, &end, 10);
+		if (*end || o->buffer_mb <= 0 || o->buffer_mb > 65536)
+			return bb_usage_error("bbcap", "-B: bad buffer size \"%s\" (megabytes)", arg);
+		return -1;
+	case 's':
+		o->snaplen = (int)strtol(arg, &end, 10);
+		if (*end || o->snaplen < 0 || o->snaplen > 262144)
+			return bb_usage_error("bbcap", "-s: bad snap length \"%s\"", arg);
+		if (o->snaplen == 0)
+			o->snaplen = 262144;
+		return -1;
+	case 'c':
+		o->count = strtoull(arg, &end, 10);
+		if (*end || !o->count)
+			return bb_usage_error("bbcap", "-c: bad count \"%s\"", arg);
+		return -1;
+	case OPT_DURATION:
+		if (bb_duration_parse(arg, &o->duration_ns) < 0 || o->duration_ns <= 0)
+			return bb_usage_error("bbcap", "--duration: bad duration \"%s\"", arg);
+		return -1;
+	case OPT_REORDER:
+		if (bb_duration_parse(arg, &o->reorder_ns) < 0 || o->reorder_ns <= 0)
+			return bb_usage_error("bbcap", "--reorder-window: bad duration \"%s\"", arg);
+		return -1;
+	case OPT_DECODE_AS:
+		if (bb_dec_sel_decode_as(&o->sel, arg, &err) < 0)
+			return bb_usage_error("bbcap", "%s", err.msg);
+		return -1;
+	case OPT_NO_DECODER:
+		if (bb_dec_sel_disable(&o->sel, arg, &err) < 0)
+			return bb_usage_error("bbcap", "%s", err.msg);
+		return -1;
+	case OPT_REASSEMBLY:
+		if (strcmp(arg, "bbcap") == 0)
+			o->reassembly = BB_CAP_RSM_OWN;
+		else if (strcmp(arg, "libnids") == 0)
+			o->reassembly = BB_CAP_RSM_LIBNIDS;
+		else
+			return bb_usage_error("bbcap",
+			                      "--reassembly: \"%s\" is neither bbcap nor libnids", arg);
+		return -1;
+	case OPT_MAX_STREAMS: {
+		unsigned long v = strtoul(arg, &end, 10);
+		if (*end || v < 16 || v > (1u << 22))
+			return bb_usage_error("bbcap", "--max-streams: bad count \"%s\" (16 to 4194304)",
+			                      arg);
+		o->max_streams = (unsigned)v;
+		return -1;
+	}
+	case OPT_SERVER_PORTS:
+		o->server_ports = BB_CAP_PORTS_ALWAYS;
+		return -1;
+	case OPT_BY_HOST:
+		o->server_ports = BB_CAP_PORTS_NEVER;
+		return -1;
+	case OPT_NAMES:
+		o->names_file = arg;
+		return -1;
+	case OPT_FIXED_HOLD:
+		o->fixed_hold = 1;
+		return -1;
+	default:
+		fprintf(stderr, "Try 'bbcap --help' for more information.\n");
+		return 2;
+	}
+}
+
+/* One option of the command line. Returns -1 to go on, else the exit status. */
+static int option(struct args *a, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'r':
+		a->files = bb_xrealloc(a->files, (a->nfiles + 1) * sizeof *a->files);
+		a->files[a->nfiles++] = arg;
+		return -1;
+	case 'i':
+		a->iface = arg;
+		return -1;
+	case 'w':
+		a->out = arg;
+		return -1;
+	case 'Z':
+		a->user = arg;
+		return -1;
+	case OPT_TOKEN_SALT:
+		if (!*arg)
+			return bb_usage_error("bbcap", "--token-salt: empty salt");
+		a->salt = arg;
+		return -1;
+	case OPT_NO_TOKENS:
+		a->no_tokens = 1;
+		return -1;
+	case 'q':
+		a->quiet = 1;
+		return -1;
+	case 'v':
+		a->verbose = 1;
+		return -1;
+	case 'n':
+		return -1; /* bbcap never resolves names: node names are addresses */
+	case OPT_LIST:
+		return list_decoders();
+	case 'h':
+		usage(stdout);
+		return 0;
+	case 'V':
+		return print_version();
+	case 'D':
+		return list_interfaces();
+	default:
+		return cap_option(&a->o, opt, arg);
+	}
+}
+
+/* The BPF filter: the rest of the command line, as with tcpdump. Returns
+ * new (caller frees), or NULL when there is none. */
+static char *join_filter(int argc, char **argv, int first)
+{
+	size_t flen = 0;
+	for (int i = first; i < argc; i++)
+		flen += strlen(argv[i]) + 1;
+	if (!flen)
+		return NULL;
+	char *filter = bb_xcalloc(1, flen);
+	for (int i = first; i < argc; i++) {
+		if (i > first)
+			strcat(filter, " ");
+		strcat(filter, argv[i]);
+	}
+	return filter;
+}
+
+/* Parses argv into a. Returns -1 to go on, else the exit status (a holds
+ * what it must free either way). */
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option longopts[] = {
 		{"read", required_argument, NULL, 'r'},
@@ -409,239 +585,67 @@ int main(int argc, char **argv)
 		{"no-resolve", no_argument, NULL, 'n'},
 		{NULL, 0, NULL, 0},
 	};
-	struct bb_cap_opts o;
+	int opt, rc;
+	while ((opt = getopt_long(argc, argv, "+r:i:w:B:s:c:Z:DnqvhV", longopts, NULL)) != -1)
+		if ((rc = option(a, opt, optarg)) >= 0)
+			return rc;
+	if (a->salt && a->no_tokens)
+		return bb_usage_error("bbcap", "--token-salt and --no-tokens cannot be used together");
+	if (!a->nfiles == !a->iface)
+		return bb_usage_error("bbcap", "%s",
+		                      a->nfiles ? "-r and -i cannot be used together"
+		                                : "nothing to read: give -r FILE or -i IFACE");
+	a->filter = join_filter(argc, argv, optind);
+	if (a->verbose)
+		a->o.log = log_line;
+	return -1;
+}
+
+/* Opens the interface or the files, with the filter. Returns -1 to go on,
+ * else the exit status (the message said). */
+static int open_sources(struct bb_cap *c, const struct args *a)
+{
 	struct bb_err err;
-	const char **files = NULL;
-	size_t nfiles = 0;
-	const char *iface = NULL, *out = "-", *user = NULL, *salt = NULL;
-	int quiet = 0, verbose = 0, no_tokens = 0, opt;
-	char *end;
-
-	memset(&o, 0, sizeof o);
-	err.msg[0] = '\0';
-	while ((opt = getopt_long(argc, argv, "+r:i:w:B:s:c:Z:DnqvhV", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'r':
-			files = realloc(files, (nfiles + 1) * sizeof *files);
-			if (!files)
-				abort();
-			files[nfiles++] = optarg;
-			break;
-		case 'i':
-			iface = optarg;
-			break;
-		case 'w':
-			out = optarg;
-			break;
-		case 'B':
-			o.buffer_mb = (int)strtol(optarg, &end, 10);
-			if (*end || o.buffer_mb <= 0 || o.buffer_mb > 65536)
-				return bad_usage("-B: bad buffer size \"%s\" (megabytes)", optarg);
-			break;
-		case 's':
-			o.snaplen = (int)strtol(optarg, &end, 10);
-			if (*end || o.snaplen < 0 || o.snaplen > 262144)
-				return bad_usage("-s: bad snap length \"%s\"", optarg);
-			if (o.snaplen == 0)
-				o.snaplen = 262144;
-			break;
-		case 'c':
-			o.count = strtoull(optarg, &end, 10);
-			if (*end || !o.count)
-				return bad_usage("-c: bad count \"%s\"", optarg);
-			break;
-		case OPT_DURATION:
-			if (bb_duration_parse(optarg, &o.duration_ns) < 0 || o.duration_ns <= 0)
-				return bad_usage("--duration: bad duration \"%s\"", optarg);
-			break;
-		case 'Z':
-			user = optarg;
-			break;
-		case OPT_SERVER_PORTS:
-			o.server_ports = BB_CAP_PORTS_ALWAYS;
-			break;
-		case OPT_BY_HOST:
-			o.server_ports = BB_CAP_PORTS_NEVER;
-			break;
-		case OPT_NAMES:
-			o.names_file = optarg;
-			break;
-		case OPT_DECODE_AS:
-			if (bb_dec_sel_decode_as(&o.sel, optarg, &err) < 0)
-				return bad_usage("%s", err.msg);
-			break;
-		case OPT_NO_DECODER:
-			if (bb_dec_sel_disable(&o.sel, optarg, &err) < 0)
-				return bad_usage("%s", err.msg);
-			break;
-		case OPT_LIST:
-			for (size_t i = 0; i < bb_dec_count(); i++) {
-				const struct bb_decoder *d = bb_dec_at(i);
-				printf("%-8s %s%s%s", d->name,
-				       (d->transports & BB_TR_TCP) ? "tcp" : "",
-				       d->transports == (BB_TR_TCP | BB_TR_UDP) ? "," : "",
-				       (d->transports & BB_TR_UDP) ? "udp" : "");
-				printf("%*s", d->transports == (BB_TR_TCP | BB_TR_UDP) ? 1 : 5, "");
-				if (!d->ports[0])
-					printf("%-22s", "(any)");
-				else {
-					char ports[64];
-					int n = 0;
-					for (int k = 0; k < 8 && d->ports[k]; k++)
-						n += snprintf(ports + n, sizeof ports - (size_t)n, "%s%u",
-						              k ? "," : "", d->ports[k]);
-					printf("%-22s", ports);
-				}
-				printf(" %s\n", d->summary);
-			}
-			return 0;
-		case OPT_FIXED_HOLD:
-			o.fixed_hold = 1;
-			break;
-		case OPT_REORDER:
-			if (bb_duration_parse(optarg, &o.reorder_ns) < 0 || o.reorder_ns <= 0)
-				return bad_usage("--reorder-window: bad duration \"%s\"", optarg);
-			break;
-		case OPT_REASSEMBLY:
-			if (strcmp(optarg, "bbcap") == 0)
-				o.reassembly = BB_CAP_RSM_OWN;
-			else if (strcmp(optarg, "libnids") == 0)
-				o.reassembly = BB_CAP_RSM_LIBNIDS;
-			else
-				return bad_usage("--reassembly: \"%s\" is neither bbcap nor libnids",
-				                 optarg);
-			break;
-		case OPT_TOKEN_SALT:
-			if (!*optarg)
-				return bad_usage("--token-salt: %sempty salt", "");
-			salt = optarg;
-			break;
-		case OPT_NO_TOKENS:
-			no_tokens = 1;
-			break;
-		case OPT_MAX_STREAMS: {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || v < 16 || v > (1u << 22))
-				return bad_usage("--max-streams: bad count \"%s\" (16 to 4194304)", optarg);
-			o.max_streams = (unsigned)v;
-			break;
-		}
-		case 'q':
-			quiet = 1;
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V': {
-			char v[256], z[128];
-			bb_cap_lib_versions(v, sizeof v);
-			bb_tio_lib_versions(z, sizeof z);
-			printf("bbcap %s (%s, %s)\n", BB_VERSION, v, z);
-			return 0;
-		}
-		case 'D':
-			return list_interfaces();
-		case 'n':
-			break; /* bbcap never resolves names: node names are addresses */
-		default:
-			fprintf(stderr, "Try 'bbcap --help' for more information.\n");
-			return 2;
-		}
-	}
-	if (salt && no_tokens) {
-		free(files);
-		return bad_usage("%s", "--token-salt and --no-tokens cannot be used together");
-	}
-	if (!nfiles == !iface) {
-		free(files);
-		return bad_usage("%s", nfiles ? "-r and -i cannot be used together"
-		                              : "nothing to read: give -r FILE or -i IFACE");
-	}
-	/* The BPF filter is the rest of the command line, as with tcpdump. */
-	char *filter = NULL;
-	size_t flen = 0;
-	for (int i = optind; i < argc; i++)
-		flen += strlen(argv[i]) + 1;
-	if (flen) {
-		filter = calloc(1, flen);
-		if (!filter)
-			abort();
-		for (int i = optind; i < argc; i++) {
-			if (i > optind)
-				strcat(filter, " ");
-			strcat(filter, argv[i]);
-		}
-	}
-
-	if (verbose)
-		o.log = log_line;
-	int rc = 1;
-	char tokline[64];
-	if (token_key(&o, salt, no_tokens, iface || !nfiles ? NULL : files[0], tokline,
-	              sizeof tokline) < 0) {
-		free(filter);
-		free(files);
-		return 1;
-	}
-	struct bb_writer *w = NULL;
-	struct output outf = {out, NULL};
-	/* The sources and the filter first: a typo in either leaves -w alone. */
-	struct bb_cap *c = bb_cap_new(&o, NULL, &err);
-	if (!c) {
-		fprintf(stderr, "bbcap: error: %s\n", err.msg);
-		goto done;
-	}
-	if (iface) {
-		int orc = bb_cap_open_live(c, iface, filter, &err);
+	if (a->iface) {
+		int orc = bb_cap_open_live(c, a->iface, a->filter, &err);
 		if (orc < 0) {
 			fprintf(stderr, "bbcap: error: %s\n", err.msg);
-			rc = orc == BB_ERR_ARG ? 2 : 1;
-			goto done;
+			return orc == BB_ERR_ARG ? 2 : 1;
 		}
-	} else {
-		for (size_t i = 0; i < nfiles; i++) {
-			if (bb_cap_add_file(c, files[i], &err) < 0) {
-				fprintf(stderr, "bbcap: error: %s\n", err.msg);
-				goto done;
-			}
-		}
-		if (filter && bb_cap_set_filter(c, filter, &err) < 0) {
+		return -1;
+	}
+	for (size_t i = 0; i < a->nfiles; i++) {
+		if (bb_cap_add_file(c, a->files[i], &err) < 0) {
 			fprintf(stderr, "bbcap: error: %s\n", err.msg);
-			rc = 2;
-			goto done;
+			return 1;
 		}
 	}
-	/* With -Z the file is written in place, opened as root, as tcpdump does:
-	 * USER may not be allowed to rename in its directory. */
-	w = output_open(&outf, out, iface && user, &err);
-	if (!w) {
+	if (a->filter && bb_cap_set_filter(c, a->filter, &err) < 0) {
 		fprintf(stderr, "bbcap: error: %s\n", err.msg);
-		goto done;
+		return 2;
 	}
-	bb_cap_set_writer(c, w);
-	if (iface && user && drop_root(user) < 0) {
-		bb_writer_close(w, NULL);
-		w = NULL;
-		output_done(&outf, 0, NULL);
-		goto done;
-	}
+	return -1;
+}
 
+/* The metadata lines at the top of the trace: #source, #naming, #tokens. */
+static void write_header(struct bb_writer *w, const struct args *a, const char *tokline)
+{
 	char src[1024], v[256];
 	int sn = snprintf(src, sizeof src, "source bbcap");
-	if (iface)
-		sn += snprintf(src + sn, sizeof src - (size_t)sn, " -i %s", iface);
-	for (size_t i = 0; i < nfiles && sn < (int)sizeof src - 64; i++)
-		sn += snprintf(src + sn, sizeof src - (size_t)sn, " -r %s", files[i]);
+	if (a->iface)
+		sn += snprintf(src + sn, sizeof src - (size_t)sn, " -i %s", a->iface);
+	for (size_t i = 0; i < a->nfiles && sn < (int)sizeof src - 64; i++)
+		sn += snprintf(src + sn, sizeof src - (size_t)sn, " -r %s", a->files[i]);
 	bb_cap_lib_versions(v, sizeof v);
 	snprintf(src + sn, sizeof src - (size_t)sn, " (%s)", v);
 	bb_writer_meta(w, src, NULL);
-	bb_writer_meta(w, bb_cap_naming(o.server_ports), NULL);
+	bb_writer_meta(w, bb_cap_naming(a->o.server_ports), NULL);
 	bb_writer_meta(w, tokline, NULL);
 	bb_writer_flush(w, NULL);
+}
 
+static void install_signals(struct bb_cap *c)
+{
 	g_cap = c;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -651,15 +655,23 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_usr1;
 	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
 
-	struct tick_ctx tc = {c, w, verbose,
-	                      !quiet && isatty(2) ? bb_progress_new(stderr, "bbcap") : NULL};
+/* Runs the capture into w (taken: closed here) and renames the output into
+ * place. Returns the exit status. */
+static int capture(struct bb_cap *c, struct bb_writer *w, struct output *outf,
+                   const struct args *a)
+{
+	struct bb_err err;
+	install_signals(c);
+	struct tick_ctx tc = {c, w, a->verbose,
+	                      !a->quiet && isatty(2) ? bb_progress_new(stderr, "bbcap") : NULL};
 	int run_rc = bb_cap_run(c, tick, &tc, &err);
 	bb_progress_free(tc.progress);
 	if (run_rc < 0) {
 		/* A damaged file ends the read there; what came before stands. A
 		 * failing interface is an error (exit 1), said as one. */
-		fprintf(stderr, "bbcap: %s: %s\n", iface ? "error" : "warning", err.msg);
+		fprintf(stderr, "bbcap: %s: %s\n", a->iface ? "error" : "warning", err.msg);
 	}
 	int fin_rc = bb_cap_finish(c, &err);
 	/* The counts go last, when they are known (the trace is written as it
@@ -670,34 +682,75 @@ int main(int argc, char **argv)
 	/* Close even when finishing failed, so the writer is freed; the first
 	 * error is the one reported. */
 	int close_rc = bb_writer_close(w, fin_rc < 0 ? NULL : &err);
-	w = NULL;
 	/* Renamed into place even after a write error: what was written (whole
 	 * lines, the disk being full) is the capture, and is said to be cut. */
 	struct bb_err rerr;
-	int ren_rc = output_done(&outf, 1, &rerr);
-	if (fin_rc < 0 || close_rc < 0) {
+	int ren_rc = output_done(outf, 1, &rerr);
+	if (fin_rc < 0 || close_rc < 0)
 		fprintf(stderr, "bbcap: error: %s\n", err.msg);
-		if (ren_rc < 0)
-			fprintf(stderr, "bbcap: error: %s\n", rerr.msg);
-		goto done;
-	}
-	if (ren_rc < 0) {
+	if (ren_rc < 0)
 		fprintf(stderr, "bbcap: error: %s\n", rerr.msg);
-		goto done;
-	}
-	if (!quiet)
-		print_summary(c, verbose);
+	if (fin_rc < 0 || close_rc < 0 || ren_rc < 0)
+		return 1;
+	if (!a->quiet)
+		print_summary(c, a->verbose);
 	/* A damaged file's end is a warning; a failing interface is an error. */
-	rc = run_rc < 0 && (iface || run_rc != BB_ERR_IO) ? 1 : 0;
-done:
-	g_cap = NULL;
-	bb_cap_free(c);
-	if (w) {
+	return run_rc < 0 && (a->iface || run_rc != BB_ERR_IO) ? 1 : 0;
+}
+
+/* Opens the sources, then the output (a typo in either leaves -w alone),
+ * drops root, writes the header and runs. Returns the exit status. */
+static int run(struct args *a)
+{
+	struct bb_err err;
+	char tokline[64];
+	const char *first = a->iface || !a->nfiles ? NULL : a->files[0];
+	if (token_key(&a->o, a->salt, a->no_tokens, first, tokline, sizeof tokline) < 0)
+		return 1;
+	struct bb_cap *c = bb_cap_new(&a->o, NULL, &err);
+	if (!c) {
+		fprintf(stderr, "bbcap: error: %s\n", err.msg);
+		return 1;
+	}
+	int rc = open_sources(c, a);
+	if (rc >= 0) {
+		bb_cap_free(c);
+		return rc;
+	}
+	struct output outf = {a->out, NULL};
+	/* With -Z the file is written in place, opened as root, as tcpdump does:
+	 * USER may not be allowed to rename in its directory. */
+	struct bb_writer *w = output_open(&outf, a->out, a->iface && a->user, &err);
+	if (!w) {
+		fprintf(stderr, "bbcap: error: %s\n", err.msg);
+		free(outf.tmp);
+		bb_cap_free(c);
+		return 1;
+	}
+	bb_cap_set_writer(c, w);
+	if (a->iface && a->user && drop_root(a->user) < 0) {
 		bb_writer_close(w, NULL);
 		output_done(&outf, 0, NULL);
+		bb_cap_free(c);
+		return 1;
 	}
+	write_header(w, a, tokline);
+	rc = capture(c, w, &outf, a);
+	g_cap = NULL;
+	bb_cap_free(c);
 	free(outf.tmp);
-	free(filter);
-	free(files);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a;
+	memset(&a, 0, sizeof a);
+	a.out = "-";
+	int rc = parse_args(argc, argv, &a);
+	if (rc < 0)
+		rc = run(&a);
+	free(a.filter);
+	free(a.files);
 	return rc;
 }

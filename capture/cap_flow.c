@@ -6,12 +6,12 @@
  * the decoder consumes, so a message gets the time of its first and last byte
  * however the bytes were chunked. Records go to cap_out.c.
  */
-#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture/cap_int.h"
 
+/* Hashes a 4-tuple of folded addresses (cap_addr_fold). */
 static size_t hash4(uint32_t a, uint16_t ap, uint32_t b, uint16_t bp, size_t size)
 {
 	uint64_t h = ((uint64_t)a * 0x9e3779b97f4a7c15u) ^ ((uint64_t)b * 0xc2b2ae3d27d4eb4fu) ^
@@ -20,13 +20,35 @@ static size_t hash4(uint32_t a, uint16_t ap, uint32_t b, uint16_t bp, size_t siz
 	return (size_t)h & (size - 1);
 }
 
+struct cap_flows {
+	struct cap_conn **tcp_hash, **udp_hash;  /* allocated at the first flow */
+	size_t hash_size;
+	size_t nudp;
+	struct cap_conn *act_head, *act_tail;   /* TCP, most recently active first */
+	uint64_t serial;            /* of the last flow made */
+};
+
+struct cap_flows *cap_flows_new(void)
+{
+	return bb_xcalloc(1, sizeof(struct cap_flows));
+}
+
+void cap_flows_free(struct cap_flows *f)
+{
+	if (!f)
+		return;
+	free(f->tcp_hash);
+	free(f->udp_hash);
+	free(f);
+}
+
 static void ensure_hash(struct bb_cap *c)
 {
-	if (c->tcp_hash)
+	if (c->flows->tcp_hash)
 		return;
-	c->hash_size = 1u << 16;
-	c->tcp_hash = bb_xcalloc(c->hash_size, sizeof *c->tcp_hash);
-	c->udp_hash = bb_xcalloc(c->hash_size, sizeof *c->udp_hash);
+	c->flows->hash_size = 1u << 16;
+	c->flows->tcp_hash = bb_xcalloc(c->flows->hash_size, sizeof *c->flows->tcp_hash);
+	c->flows->udp_hash = bb_xcalloc(c->flows->hash_size, sizeof *c->flows->udp_hash);
 }
 
 /* Every time handed to a decoder is noted (a lease): the first byte of a
@@ -56,14 +78,13 @@ static void emit(void *arg, const struct bb_dec_msg *m)
 	cap_out_put(arg, m);
 }
 
-/* Whether a (mapped) address is the loopback: 127.0.0.0/8 or ::1. */
-static int loopback(const struct bb_cap *c, uint32_t a)
+/* Whether an address is the loopback: 127.0.0.0/8 or ::1. */
+static int loopback(const struct cap_addr *a)
 {
 	static const uint8_t one6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
-	const uint8_t *v6 = cap_v6map_lookup(c->v6, a);
-	if (v6)
-		return memcmp(v6, one6, 16) == 0;
-	return (ntohl(a) >> 24) == 127;
+	if (cap_addr_family(a) == 4)
+		return a->b[12] == 127;
+	return memcmp(a->b, one6, 16) == 0;
 }
 
 /* Whether the server of a flow is named ip:port (see docs/trace-format.md,
@@ -71,7 +92,8 @@ static int loopback(const struct bb_cap *c, uint32_t a)
  * to share an address from the flow alone: on the loopback, and when a host
  * calls a service on its own address. The rule looks at one flow only, so
  * it names a service the same way from its first packet on. */
-static int server_with_port(const struct bb_cap *c, uint32_t sa, uint32_t da)
+static int server_with_port(const struct bb_cap *c, const struct cap_addr *sa,
+                            const struct cap_addr *da)
 {
 	switch (c->o.server_ports) {
 	case BB_CAP_PORTS_ALWAYS:
@@ -79,20 +101,20 @@ static int server_with_port(const struct bb_cap *c, uint32_t sa, uint32_t da)
 	case BB_CAP_PORTS_NEVER:
 		return 0;
 	default:
-		return sa == da || loopback(c, da);
+		return cap_addr_eq(sa, da) || loopback(da);
 	}
 }
 
-static struct cap_conn *conn_new(struct bb_cap *c, unsigned tr, uint32_t sa, uint16_t sp,
-                                 uint32_t da, uint16_t dp)
+static struct cap_conn *conn_new(struct bb_cap *c, unsigned tr, const struct cap_addr *sa,
+                                 uint16_t sp, const struct cap_addr *da, uint16_t dp)
 {
 	struct cap_conn *k = bb_xcalloc(1, sizeof *k);
-	k->saddr = sa;
-	k->daddr = da;
+	k->saddr = *sa;
+	k->daddr = *da;
 	k->sport = sp;
 	k->dport = dp;
 	k->transport = tr;
-	k->serial = ++c->serial;
+	k->serial = ++c->flows->serial;
 	k->dec = -1;
 	k->port_dec = -1;
 	k->cap = c;
@@ -100,14 +122,14 @@ static struct cap_conn *conn_new(struct bb_cap *c, unsigned tr, uint32_t sa, uin
 	k->open_ns = k->held_ns = INT64_MAX;
 	k->floor_ns = INT64_MIN;
 	k->wm_slot = SIZE_MAX;
-	cap_addr_name(c, sa, sp, 1, k->client, sizeof k->client);
-	cap_addr_name(c, da, dp, 1, k->server, sizeof k->server);
+	cap_addr_name(c->names, sa, sp, 1, k->client, sizeof k->client);
+	cap_addr_name(c->names, da, dp, 1, k->server, sizeof k->server);
 	/* Clients are named by ip; servers by ip or ip:port (server_with_port). */
 	char nm[72];
-	cap_addr_name(c, sa, sp, 0, nm, sizeof nm);
-	k->cnode = cap_intern(c, nm);
-	cap_addr_name(c, da, dp, server_with_port(c, sa, da), nm, sizeof nm);
-	k->snode = cap_intern(c, nm);
+	cap_addr_name(c->names, sa, sp, 0, nm, sizeof nm);
+	k->cnode = cap_intern(c->names, nm);
+	cap_addr_name(c->names, da, dp, server_with_port(c, sa, da), nm, sizeof nm);
+	k->snode = cap_intern(c->names, nm);
 	k->ctx.conn = k->serial;
 	k->ctx.client = k->client;
 	k->ctx.server = k->server;
@@ -169,10 +191,8 @@ static void conn_end(struct cap_conn *k)
 	k->state = NULL;
 	for (int i = 0; i < 2; i++)
 		free(k->d[i].marks);
-	for (int i = 0; i < k->nheld; i++)
-		free(k->held[i].pkt);
-	if (k->nheld)
-		k->cap->nholding--;
+	if (k->eng_conn)
+		k->cap->eng->conn_end(k);
 	free(k);
 }
 
@@ -183,26 +203,26 @@ static void act_remove(struct bb_cap *c, struct cap_conn *k)
 	if (k->act_prev)
 		k->act_prev->act_next = k->act_next;
 	else
-		c->act_head = k->act_next;
+		c->flows->act_head = k->act_next;
 	if (k->act_next)
 		k->act_next->act_prev = k->act_prev;
 	else
-		c->act_tail = k->act_prev;
+		c->flows->act_tail = k->act_prev;
 	k->act_prev = k->act_next = NULL;
 	k->active = 0;
 }
 
 static void act_touch(struct bb_cap *c, struct cap_conn *k)
 {
-	if (k->active && c->act_head == k)
+	if (k->active && c->flows->act_head == k)
 		return;
 	act_remove(c, k);
-	k->act_next = c->act_head;
-	if (c->act_head)
-		c->act_head->act_prev = k;
-	c->act_head = k;
-	if (!c->act_tail)
-		c->act_tail = k;
+	k->act_next = c->flows->act_head;
+	if (c->flows->act_head)
+		c->flows->act_head->act_prev = k;
+	c->flows->act_head = k;
+	if (!c->flows->act_tail)
+		c->flows->act_tail = k;
 	k->active = 1;
 }
 
@@ -211,7 +231,7 @@ void cap_tcp_idle(struct bb_cap *c, int64_t cutoff_ns)
 	/* The list is in order of activity; segments put back after a hole carry
 	 * their own older times, so look a little past a flow that is not idle. */
 	int busy = 0;
-	struct cap_conn *k = c->act_tail;
+	struct cap_conn *k = c->flows->act_tail;
 	while (k && busy < 64) {
 		struct cap_conn *prev = k->act_prev;
 		if (k->last_ns >= cutoff_ns) {
@@ -241,19 +261,26 @@ static void unlink_conn(struct cap_conn **head, struct cap_conn *k)
 	}
 }
 
-struct cap_conn *cap_tcp_find(struct bb_cap *c, uint32_t saddr, uint16_t sport, uint32_t daddr,
-                              uint16_t dport)
+static size_t tcp_slot(const struct bb_cap *c, const struct cap_addr *sa, uint16_t sp,
+                       const struct cap_addr *da, uint16_t dp)
+{
+	return hash4(cap_addr_fold(sa), sp, cap_addr_fold(da), dp, c->flows->hash_size);
+}
+
+struct cap_conn *cap_tcp_find(struct bb_cap *c, const struct cap_addr *saddr, uint16_t sport,
+                              const struct cap_addr *daddr, uint16_t dport)
 {
 	ensure_hash(c);
-	struct cap_conn *k = c->tcp_hash[hash4(saddr, sport, daddr, dport, c->hash_size)];
+	struct cap_conn *k = c->flows->tcp_hash[tcp_slot(c, saddr, sport, daddr, dport)];
 	for (; k; k = k->next)
-		if (k->saddr == saddr && k->daddr == daddr && k->sport == sport && k->dport == dport)
+		if (k->sport == sport && k->dport == dport && cap_addr_eq(&k->saddr, saddr) &&
+		    cap_addr_eq(&k->daddr, daddr))
 			return k;
 	return NULL;
 }
 
-struct cap_conn *cap_tcp_open(struct bb_cap *c, uint32_t saddr, uint16_t sport, uint32_t daddr,
-                              uint16_t dport, int midstream)
+struct cap_conn *cap_tcp_open(struct bb_cap *c, const struct cap_addr *saddr, uint16_t sport,
+                              const struct cap_addr *daddr, uint16_t dport, int midstream)
 {
 	struct cap_conn *k = cap_tcp_find(c, saddr, sport, daddr, dport);
 	if (k && k->recreating) {
@@ -264,9 +291,9 @@ struct cap_conn *cap_tcp_open(struct bb_cap *c, uint32_t saddr, uint16_t sport, 
 		cap_tcp_close(k);
 	k = conn_new(c, BB_TR_TCP, saddr, sport, daddr, dport);
 	k->midstream = midstream;
-	size_t h = hash4(saddr, sport, daddr, dport, c->hash_size);
-	k->next = c->tcp_hash[h];
-	c->tcp_hash[h] = k;
+	size_t h = tcp_slot(c, saddr, sport, daddr, dport);
+	k->next = c->flows->tcp_hash[h];
+	c->flows->tcp_hash[h] = k;
 	c->st.tcp_streams++;
 	int d = bb_dec_by_port(&c->o.sel, BB_TR_TCP, sport, dport);
 	if (d >= 0 && bb_dec_at((size_t)d)->verify &&
@@ -281,7 +308,7 @@ void cap_tcp_close(struct cap_conn *k)
 {
 	struct bb_cap *c = k->cap;
 	act_remove(c, k);
-	unlink_conn(&c->tcp_hash[hash4(k->saddr, k->sport, k->daddr, k->dport, c->hash_size)], k);
+	unlink_conn(&c->flows->tcp_hash[tcp_slot(c, &k->saddr, k->sport, &k->daddr, k->dport)], k);
 	conn_end(k);
 }
 
@@ -354,8 +381,9 @@ size_t cap_tcp_data(struct cap_conn *k, int dir, const uint8_t *buf, size_t n, s
 
 void cap_tcp_gap(struct cap_conn *k, int dir, uint64_t lost, int stream_dropped)
 {
-	/* Both directions lose what libnids held for them (the bytes their
-	 * decoder left unconsumed); positions jump past the hole. */
+	/* dir loses the bytes its decoder left unconsumed, and with
+	 * stream_dropped (libnids drops its stream) the other direction too;
+	 * positions jump past the hole. */
 	const struct bb_decoder *dec = k->dec >= 0 ? bb_dec_at((size_t)k->dec) : NULL;
 	for (int i = 0; i < 2; i++) {
 		struct cap_dirbuf *d = &k->d[i];
@@ -377,44 +405,47 @@ void cap_tcp_gap(struct cap_conn *k, int dir, uint64_t lost, int stream_dropped)
 
 static void cap_udp_sweep_idle(struct bb_cap *c, int64_t cutoff_ns);
 
-static struct cap_conn **udp_slot(struct bb_cap *c, uint32_t sa, uint16_t sp, uint32_t da,
-                                  uint16_t dp)
+static struct cap_conn **udp_slot(struct bb_cap *c, const struct cap_addr *sa, uint16_t sp,
+                                  const struct cap_addr *da, uint16_t dp)
 {
 	/* Unordered pair: hash the smaller endpoint first. */
-	uint64_t e1 = (uint64_t)sa << 16 | sp, e2 = (uint64_t)da << 16 | dp;
+	uint64_t e1 = (uint64_t)cap_addr_fold(sa) << 16 | sp;
+	uint64_t e2 = (uint64_t)cap_addr_fold(da) << 16 | dp;
 	if (e1 > e2) {
 		uint64_t t = e1;
 		e1 = e2;
 		e2 = t;
 	}
-	return &c->udp_hash[hash4((uint32_t)(e1 >> 16), (uint16_t)e1, (uint32_t)(e2 >> 16),
-	                          (uint16_t)e2, c->hash_size)];
+	return &c->flows->udp_hash[hash4((uint32_t)(e1 >> 16), (uint16_t)e1, (uint32_t)(e2 >> 16),
+	                          (uint16_t)e2, c->flows->hash_size)];
 }
 
-void cap_udp(struct bb_cap *c, uint32_t sa, uint16_t sp, uint32_t da, uint16_t dp,
-             const uint8_t *p, size_t n)
+void cap_udp(struct bb_cap *c, const struct cap_addr *sa, uint16_t sp,
+             const struct cap_addr *da, uint16_t dp, const uint8_t *p, size_t n)
 {
 	ensure_hash(c);
 	struct cap_conn **head = udp_slot(c, sa, sp, da, dp);
 	struct cap_conn *k;
 	int dir = BB_DIR_C2S;
 	for (k = *head; k; k = k->next) {
-		if (k->saddr == sa && k->sport == sp && k->daddr == da && k->dport == dp) {
+		if (k->sport == sp && k->dport == dp && cap_addr_eq(&k->saddr, sa) &&
+		    cap_addr_eq(&k->daddr, da)) {
 			dir = BB_DIR_C2S;
 			break;
 		}
-		if (k->saddr == da && k->sport == dp && k->daddr == sa && k->dport == sp) {
+		if (k->sport == dp && k->dport == sp && cap_addr_eq(&k->saddr, da) &&
+		    cap_addr_eq(&k->daddr, sa)) {
 			dir = BB_DIR_S2C;
 			break;
 		}
 	}
-	if (!k && c->nudp >= CAP_UDP_MAX) {
+	if (!k && c->flows->nudp >= CAP_UDP_MAX) {
 		/* Full: end the flows silent for a second (counted), then any. */
-		size_t before = c->nudp;
+		size_t before = c->flows->nudp;
 		cap_udp_sweep_idle(c, c->now_ns - BB_NS_PER_S);
-		if (c->nudp >= CAP_UDP_MAX)
+		if (c->flows->nudp >= CAP_UDP_MAX)
 			cap_udp_sweep_idle(c, INT64_MAX);
-		c->st.udp_evicted += before - c->nudp;
+		c->st.udp_evicted += before - c->flows->nudp;
 		head = udp_slot(c, sa, sp, da, dp);
 	}
 	if (!k) {
@@ -429,7 +460,7 @@ void cap_udp(struct bb_cap *c, uint32_t sa, uint16_t sp, uint32_t da, uint16_t d
 		}
 		k->next = *head;
 		*head = k;
-		c->nudp++;
+		c->flows->nudp++;
 		c->st.udp_flows++;
 		int d = bb_dec_by_port(&c->o.sel, BB_TR_UDP, k->sport, k->dport);
 		if (d < 0)
@@ -451,15 +482,15 @@ void cap_udp(struct bb_cap *c, uint32_t sa, uint16_t sp, uint32_t da, uint16_t d
 /* Ends the UDP flows last active before cutoff_ns. */
 static void cap_udp_sweep_idle(struct bb_cap *c, int64_t cutoff_ns)
 {
-	if (!c->udp_hash || c->nudp == 0)
+	if (!c->flows->udp_hash || c->flows->nudp == 0)
 		return;
-	for (size_t i = 0; i < c->hash_size; i++) {
-		struct cap_conn **pp = &c->udp_hash[i];
+	for (size_t i = 0; i < c->flows->hash_size; i++) {
+		struct cap_conn **pp = &c->flows->udp_hash[i];
 		while (*pp) {
 			struct cap_conn *k = *pp;
 			if (k->last_ns < cutoff_ns) {
 				*pp = k->next;
-				c->nudp--;
+				c->flows->nudp--;
 				conn_end(k);
 			} else {
 				pp = &k->next;
@@ -473,20 +504,29 @@ void cap_udp_sweep(struct bb_cap *c, int all)
 	cap_udp_sweep_idle(c, all ? INT64_MAX : c->now_ns - 60 * BB_NS_PER_S);
 }
 
-void cap_flows_free(struct bb_cap *c)
+void cap_tcp_each(struct bb_cap *c, void (*fn)(struct cap_conn *k, void *arg), void *arg)
 {
-	if (!c->tcp_hash)
+	if (!c->flows->tcp_hash)
 		return;
+	for (size_t i = 0; i < c->flows->hash_size; i++)
+		for (struct cap_conn *k = c->flows->tcp_hash[i]; k; k = k->next)
+			fn(k, arg);
+}
+
+void cap_flows_end(struct bb_cap *c)
+{
+	if (!c->flows || !c->flows->tcp_hash)
+		return; /* no flow ever, or ended already */
 	cap_udp_sweep(c, 1);
-	for (size_t i = 0; i < c->hash_size; i++) {
-		while (c->tcp_hash[i]) {
-			struct cap_conn *k = c->tcp_hash[i];
-			c->tcp_hash[i] = k->next;
+	for (size_t i = 0; i < c->flows->hash_size; i++) {
+		while (c->flows->tcp_hash[i]) {
+			struct cap_conn *k = c->flows->tcp_hash[i];
+			c->flows->tcp_hash[i] = k->next;
 			act_remove(c, k);
 			conn_end(k);
 		}
 	}
-	free(c->tcp_hash);
-	free(c->udp_hash);
-	c->tcp_hash = c->udp_hash = NULL;
+	free(c->flows->tcp_hash);
+	free(c->flows->udp_hash);
+	c->flows->tcp_hash = c->flows->udp_hash = NULL;
 }

@@ -1,12 +1,16 @@
-/* cap_ip.c - IPv6: extension headers walked, addresses mapped into 240/4 (as IPv4 for libnids) */
+/* cap_ip.c - IPv6: extension headers walked; for libnids, rewritten as IPv4 with addresses mapped into 240/4 */
 /* SPDX-License-Identifier: MIT */
 /*
- * libnids knows only IPv4 (notes/libnids.md 4). An IPv6 TCP or UDP packet is
- * rewritten as an IPv4 packet with the same payload whose addresses are
- * 240.0.0.0/4 indices into a table of IPv6 addresses; names are mapped back
- * on output. RFC 8200 section 4: extension headers hop-by-hop (0), routing
- * (43), destination options (60), AH (51, length in 4-byte units), fragment
- * (44: reassembled by cap_frag.c, then walked again), no next header (59).
+ * An IPv6 packet is walked to its TCP or UDP payload (cap_ip6_l4), which the
+ * own engine takes in place with its 16-byte addresses. RFC 8200 section 4:
+ * extension headers hop-by-hop (0), routing (43), destination options (60),
+ * AH (51, length in 4-byte units), fragment (44: reassembled by cap_frag.c,
+ * then walked again), no next header (59).
+ *
+ * libnids knows only IPv4 (notes/libnids.md 4). For it an IPv6 TCP or UDP
+ * packet is rewritten as an IPv4 packet with the same payload whose
+ * addresses are 240.0.0.0/4 indices into a table of IPv6 addresses
+ * (cap_ip6_to4); cap_nids.c maps them back before they reach the flows.
  *
  *   IPv6: vtf:32 plen:16 next:8 hlim:8 src:128 dst:128
  */
@@ -132,7 +136,6 @@ uint16_t cap_ip_csum(const uint8_t *h, size_t hl)
 static int ip6_parse(struct bb_cap *c, const uint8_t *p, size_t n, struct cap_l4 *l, int *bad,
                      int depth)
 {
-	struct cap_v6map *m = c->v6;
 	struct bb_cap_stats *st = &c->st;
 	struct bb_rd r = bb_rd_make(p, n);
 	*bad = 0;
@@ -212,12 +215,8 @@ static int ip6_parse(struct bb_cap *c, const uint8_t *p, size_t n, struct cap_l4
 	}
 	l->n = bb_rd_left(&r);
 	l->p = bb_rd_bytes(&r, l->n);
-	l->s4 = map(m, src);
-	l->d4 = map(m, dst);
-	if (!l->s4 || !l->d4) {
-		st->ip_other++;
-		return 0;
-	}
+	l->src = src;
+	l->dst = dst;
 	l->proto = next;
 	l->hlim = hlim;
 	return 1;
@@ -228,11 +227,17 @@ int cap_ip6_l4(struct bb_cap *c, const uint8_t *p, size_t n, struct cap_l4 *l, i
 	return ip6_parse(c, p, n, l, bad, 0);
 }
 
-size_t cap_ip6_to4(struct bb_cap *c, const uint8_t *p, size_t n, uint8_t *out, int *bad)
+size_t cap_ip6_to4(struct bb_cap *c, struct cap_v6map *m, const uint8_t *p, size_t n,
+                   uint8_t *out, int *bad)
 {
 	struct cap_l4 l;
 	if (!ip6_parse(c, p, n, &l, bad, 0))
 		return 0;
+	uint32_t s4 = map(m, l.src), d4 = map(m, l.dst);
+	if (!s4 || !d4) { /* the table is full */
+		c->st.ip_other++;
+		return 0;
+	}
 	size_t pl = l.n;
 	if (l.proto == 17 && pl + 20 > 65535) { /* a UDP datagram IPv4 cannot carry */
 		*bad = 1;
@@ -250,8 +255,8 @@ size_t cap_ip6_to4(struct bb_cap *c, const uint8_t *p, size_t n, uint8_t *out, i
 	out[8] = l.hlim;
 	out[9] = l.proto;
 	out[10] = out[11] = 0;
-	memcpy(out + 12, &l.s4, 4);
-	memcpy(out + 16, &l.d4, 4);
+	memcpy(out + 12, &s4, 4);
+	memcpy(out + 16, &d4, 4);
 	uint16_t cs = cap_ip_csum(out, 20);
 	out[10] = (uint8_t)(cs >> 8);
 	out[11] = (uint8_t)cs;
@@ -259,9 +264,6 @@ size_t cap_ip6_to4(struct bb_cap *c, const uint8_t *p, size_t n, uint8_t *out, i
 	return pl + 20;
 }
 
-/* Splits an IPv4 TCP packet p of n > 65535 bytes (20-byte IP header, from
- * cap_ip6_to4) into two valid packets at a and b. Returns 0, or -1 if p is not
- * such a TCP packet. */
 int cap_ip4_split(const uint8_t *p, size_t n, uint8_t *a, size_t *na, uint8_t *b, size_t *nb)
 {
 	struct bb_rd r = bb_rd_make(p, n);

@@ -4,6 +4,8 @@
  * Every use of libnids' global API is in this file (notes/libnids.md):
  *  - bbcap parses the link layer and feeds raw IPv4 through a DLT_RAW dead
  *    handle and nids_pcap_handler (SLL2 and IPv6 reach libnids that way);
+ *    IPv6 is rewritten as IPv4 with addresses mapped into 240/4 (cap_ip.c),
+ *    mapped back to 16-byte addresses before they reach the flows;
  *  - checksums are never verified (offload leaves them partial);
  *  - a payload segment of a connection libnids does not know gets a
  *    synthetic handshake first (SYN, SYN/ACK with window scale 14, ACK), so
@@ -25,6 +27,40 @@
 static struct bb_cap *cur;      /* libnids is global: one capture at a time */
 static pcap_t *dead;
 static uint8_t inj[64];
+static struct cap_v6map *v6map; /* IPv6 addresses behind the 240/4 ones libnids sees */
+static size_t nholding;         /* conns holding segments */
+
+/* A segment held beyond a hole. */
+struct held {
+	int64_t ts_ns;
+	uint32_t seq;
+	int dir;
+	size_t len;
+	uint8_t *pkt;               /* IPv4 packet copy */
+};
+
+/* What the adapter keeps per conn (k->eng_conn, made at NIDS_JUST_EST). */
+struct nconn {
+	struct tcp_stream *s;       /* the libnids stream, or NULL */
+	struct held held[CAP_HOLD_MAX];
+	int nheld;
+	int64_t hole_ns;            /* time of the first segment held */
+};
+
+static inline struct nconn *N(const struct cap_conn *k)
+{
+	return k->eng_conn;
+}
+
+/* The last segment tuple find_conn answered (as libnids sees it) and its
+ * answer: consecutive segments mostly belong to one connection, and the
+ * answer holds until a TCP conn is made or ends (then k is set NULL). */
+static struct {
+	uint32_t sa, da;
+	uint16_t sp, dp;
+	int from_client;
+	struct cap_conn *k;
+} last;
 
 static int64_t ip_ts_ns;        /* time of the packet being fed */
 static int picking_up;          /* the handshake being fed is synthetic */
@@ -43,6 +79,19 @@ static void no_mem(char *where)
 {
 	(void)where;
 	abort();
+}
+
+/* The address behind one libnids saw (network order). */
+static struct cap_addr unmap(uint32_t v4)
+{
+	struct cap_addr a;
+	const uint8_t *b = (const uint8_t *)&v4;
+	const uint8_t *v6 = b[0] >= 240 ? cap_v6map_lookup(v6map, v4) : NULL; /* 240/4 */
+	if (v6)
+		memcpy(a.b, v6, 16);
+	else
+		cap_addr_from4(&a, b);
+	return a;
 }
 
 static int dir_of(struct tcp_stream *s, struct half_stream **hlf)
@@ -67,9 +116,12 @@ static void tcp_cb(struct tcp_stream *s, void **param)
 		/* libnids drops data beyond the receiver's advertised window; a
 		 * passive observer must not (a peer that never ACKs, lost ACKs). */
 		s->client.wscale = s->server.wscale = 1u << 14;
-		k = cap_tcp_open(c, s->addr.saddr, s->addr.source, s->addr.daddr, s->addr.dest,
-		                 picking_up);
-		k->nids = s;
+		struct cap_addr sa = unmap(s->addr.saddr), da = unmap(s->addr.daddr);
+		last.k = NULL; /* a new conn may answer find_conn otherwise */
+		k = cap_tcp_open(c, &sa, s->addr.source, &da, s->addr.dest, picking_up);
+		if (!k->eng_conn)
+			k->eng_conn = bb_xcalloc(1, sizeof(struct nconn));
+		N(k)->s = s;
 		s->user = k;
 		return;
 	case NIDS_DATA: {
@@ -94,7 +146,7 @@ static void tcp_cb(struct tcp_stream *s, void **param)
 		if (s->nids_state == NIDS_TIMED_OUT)
 			c->st.tcp_evicted++;
 		if (k) {
-			k->nids = NULL;
+			N(k)->s = NULL;
 			s->user = NULL;
 			if (!k->recreating)
 				cap_tcp_close(k);
@@ -108,10 +160,11 @@ static void udp_cb(struct tuple4 *a, char *buf, int len, struct ip *iph)
 	(void)iph;
 	if (len < 0)
 		return;
-	cap_udp(cur, a->saddr, a->source, a->daddr, a->dest, (const uint8_t *)buf, (size_t)len);
+	struct cap_addr sa = unmap(a->saddr), da = unmap(a->daddr);
+	cap_udp(cur, &sa, a->source, &da, a->dest, (const uint8_t *)buf, (size_t)len);
 }
 
-int cap_nids_init(struct bb_cap *c, struct bb_err *err)
+static int nids_new(struct bb_cap *c, struct bb_err *err)
 {
 	static struct nids_chksum_ctl all = {0, 0, NIDS_DONT_CHKSUM, 0};
 	if (cur) {
@@ -144,6 +197,9 @@ int cap_nids_init(struct bb_cap *c, struct bb_err *err)
 	nids_register_chksum_ctl(&all, 1);
 	nids_register_tcp((void *)tcp_cb);
 	nids_register_udp((void *)udp_cb);
+	v6map = cap_v6map_new();
+	nholding = 0;
+	last.k = NULL;
 	cur = c;
 	return 0;
 }
@@ -247,17 +303,39 @@ static int parse_seg(const uint8_t *p, size_t n, struct seg *g)
 	return 0;
 }
 
+/* The conn of a segment, its tuple as sent (*from_client 1) or reversed
+ * (0), or NULL. */
+static struct cap_conn *find_conn(struct bb_cap *c, const struct seg *g, int *from_client)
+{
+	if (last.k && g->sa == last.sa && g->da == last.da && g->sp == last.sp &&
+	    g->dp == last.dp) {
+		*from_client = last.from_client;
+		return last.k;
+	}
+	struct cap_addr sa = unmap(g->sa), da = unmap(g->da);
+	struct cap_conn *k = cap_tcp_find(c, &sa, g->sp, &da, g->dp);
+	*from_client = 1;
+	if (!k) {
+		k = cap_tcp_find(c, &da, g->dp, &sa, g->sp);
+		*from_client = 0;
+	}
+	if (k) {
+		last.sa = g->sa;
+		last.da = g->da;
+		last.sp = g->sp;
+		last.dp = g->dp;
+		last.from_client = *from_client;
+		last.k = k;
+	}
+	return k;
+}
+
 /* The libnids stream of a segment, through bbcap's own table (cheaper than
  * two nids_find_tcp_stream calls): every stream libnids holds has a conn. */
 static struct tcp_stream *find(struct bb_cap *c, const struct seg *g, int *from_client)
 {
-	struct cap_conn *k = cap_tcp_find(c, g->sa, g->sp, g->da, g->dp);
-	*from_client = 1;
-	if (!k) {
-		k = cap_tcp_find(c, g->da, g->dp, g->sa, g->sp);
-		*from_client = 0;
-	}
-	return k ? k->nids : NULL;
+	struct cap_conn *k = find_conn(c, g, from_client);
+	return k ? N(k)->s : NULL;
 }
 
 /* A synthetic handshake after which the client's next byte is cs and the
@@ -273,12 +351,8 @@ static void handshake(uint32_t ca, uint16_t cp, uint32_t sa, uint16_t sp, uint32
 static void pick_up(struct bb_cap *c, const struct seg *g)
 {
 	/* Which side is the server: a decoder's port, else the lower port. */
-	int srv_is_dst;
-	if (cap_tcp_find(c, g->sa, g->sp, g->da, g->dp))
-		srv_is_dst = 1; /* a stream being re-created after a gap keeps its sides */
-	else if (cap_tcp_find(c, g->da, g->dp, g->sa, g->sp))
-		srv_is_dst = 0;
-	else {
+	int srv_is_dst; /* a stream being re-created after a gap keeps its sides */
+	if (!find_conn(c, g, &srv_is_dst)) {
 		c->st.tcp_midstream++;
 		int d_srv = bb_dec_is_server_port(&c->o.sel, BB_TR_TCP, g->dp);
 		int s_srv = bb_dec_is_server_port(&c->o.sel, BB_TR_TCP, g->sp);
@@ -300,13 +374,15 @@ static void pick_up(struct bb_cap *c, const struct seg *g)
 }
 
 static void feed_tcp(struct bb_cap *c, const uint8_t *p, size_t n, int depth);
+static void drop(struct cap_conn *k);
 
 static void hold(struct cap_conn *k, const uint8_t *p, size_t n, const struct seg *g, int dir)
 {
-	struct cap_held *h = &k->held[k->nheld++];
-	if (k->nheld == 1) {
-		k->hole_ns = ip_ts_ns;
-		k->cap->nholding++;
+	struct nconn *nc = N(k);
+	struct held *h = &nc->held[nc->nheld++];
+	if (nc->nheld == 1) {
+		nc->hole_ns = ip_ts_ns;
+		nholding++;
 	}
 	h->ts_ns = ip_ts_ns;
 	h->seq = g->seq;
@@ -314,34 +390,37 @@ static void hold(struct cap_conn *k, const uint8_t *p, size_t n, const struct se
 	h->len = n;
 	h->pkt = bb_xmalloc(n);
 	memcpy(h->pkt, p, n);
-	if (k->held_ns != k->hole_ns) { /* the watermark waits for held bytes */
-		k->held_ns = k->hole_ns;
+	if (k->held_ns != nc->hole_ns) { /* the watermark waits for held bytes */
+		k->held_ns = nc->hole_ns;
 		cap_wm_update(k);
 	}
 }
 
 static int cmp_held(const void *a, const void *b)
 {
-	const struct cap_held *x = a, *y = b;
+	const struct held *x = a, *y = b;
 	int32_t d = (int32_t)(x->seq - y->seq);
 	return d < 0 ? -1 : d > 0;
 }
 
-/* Feeds held segments again. As a gap (lost > 0): the stream is dropped first. */
+/* Feeds held segments again. With gap set (the hole will not fill), the
+ * stream is dropped first and re-created resuming after the hole. */
 static void release_held(struct bb_cap *c, struct cap_conn *k, int gap, int depth)
 {
-	struct cap_held tmp[CAP_HOLD_MAX];
-	int n = k->nheld;
-	memcpy(tmp, k->held, sizeof tmp);
-	k->nheld = 0;
+	struct nconn *nc = N(k);
+	struct held tmp[CAP_HOLD_MAX];
+	int n = nc->nheld;
+	memcpy(tmp, nc->held, sizeof tmp);
+	nc->nheld = 0;
 	if (n == 0)
 		return;
-	c->nholding--;
+	nholding--;
 	k->held_ns = INT64_MAX; /* fed below: the bytes' own times go to marks */
 	cap_wm_update(k);
 	qsort(tmp, (size_t)n, sizeof tmp[0], cmp_held);
-	if (gap && k->nids) {
-		struct tcp_stream *s = k->nids;
+	if (gap && nc->s) {
+		struct tcp_stream *s = nc->s;
+		struct tuple4 t = s->addr; /* the addresses libnids knows, for the handshake */
 		int dir = tmp[0].dir;
 		/* The next byte each side owes: what libnids delivered so far. */
 		uint32_t next[2];
@@ -354,11 +433,11 @@ static void release_held(struct bb_cap *c, struct cap_conn *k, int gap, int dept
 		c->st.tcp_gaps++;
 		c->st.tcp_gap_bytes += lost > 0 ? (uint64_t)lost : 0;
 		cap_tcp_gap(k, dir, lost > 0 ? (uint64_t)lost : 0, 1);
-		cap_nids_drop(k);
+		drop(k);
 		/* The same connection again, resuming after the hole. */
 		int64_t save = ip_ts_ns;
 		ip_ts_ns = tmp[0].ts_ns;
-		handshake(k->saddr, k->sport, k->daddr, k->dport, next[BB_DIR_C2S], next[BB_DIR_S2C]);
+		handshake(t.saddr, t.source, t.daddr, t.dest, next[BB_DIR_C2S], next[BB_DIR_S2C]);
 		ip_ts_ns = save;
 		k->recreating = 0;
 	}
@@ -374,14 +453,15 @@ static void release_held(struct bb_cap *c, struct cap_conn *k, int gap, int dept
 	c->pkt_ns = save_pkt;
 }
 
-void cap_nids_drop(struct cap_conn *k)
+/* Drops the libnids stream of k (the data it holds is lost). */
+static void drop(struct cap_conn *k)
 {
-	struct tcp_stream *s = k->nids;
+	struct tcp_stream *s = N(k)->s;
 	if (!s)
 		return;
 	k->recreating = 1;
 	s->user = NULL;
-	k->nids = NULL;
+	N(k)->s = NULL;
 	nids_free_tcp_stream(s); /* fires no callback */
 }
 
@@ -408,6 +488,7 @@ static void feed_tcp(struct bb_cap *c, const uint8_t *p, size_t n, int depth)
 		return;
 	}
 	struct cap_conn *k = s->user;
+	struct nconn *nc = k ? N(k) : NULL;
 	if (!k || !data_seg || depth > 4) {
 		feed_raw(p, n);
 		return;
@@ -419,7 +500,7 @@ static void feed_tcp(struct bb_cap *c, const uint8_t *p, size_t n, int depth)
 	int32_t ahead = (int32_t)(g.seq - exp);
 	if (ahead > 0) {
 		/* A hole: maybe reordering, maybe loss. Hold the segment a while. */
-		if (k->nheld < CAP_HOLD_MAX && (k->nheld == 0 || k->held[0].dir == dir)) {
+		if (nc->nheld < CAP_HOLD_MAX && (nc->nheld == 0 || nc->held[0].dir == dir)) {
 			hold(k, p, n, &g, dir);
 			return;
 		}
@@ -428,14 +509,14 @@ static void feed_tcp(struct bb_cap *c, const uint8_t *p, size_t n, int depth)
 		return;
 	}
 	feed_raw(p, n);
-	if (k->nheld && k->held[0].dir == dir) {
+	if (nc->nheld && nc->held[0].dir == dir) {
 		/* The hole may be filled now: put what was held back in. */
 		c->st.tcp_reordered++;
 		release_held(c, k, 0, depth);
 	}
 }
 
-void cap_nids_ip(struct bb_cap *c, const uint8_t *p, size_t n)
+static void nids_ip4(struct bb_cap *c, const uint8_t *p, size_t n)
 {
 	ip_ts_ns = c->pkt_ns;
 	struct bb_rd r = bb_rd_make(p, n);
@@ -455,46 +536,94 @@ void cap_nids_ip(struct bb_cap *c, const uint8_t *p, size_t n)
 
 static void expire_conn(struct bb_cap *c, struct cap_conn *k, int all)
 {
-	if (k->nheld && (all || c->now_ns - k->hole_ns > c->o.hole_ns))
-		release_held(c, k, k->nids != NULL, 0);
+	struct nconn *nc = N(k);
+	if (nc->nheld && (all || c->now_ns - nc->hole_ns > c->o.hole_ns))
+		release_held(c, k, nc->s != NULL, 0);
 }
 
-void cap_nids_expire(struct bb_cap *c, int all)
+/* An IPv6 packet, rewritten as IPv4 with mapped addresses (a loopback
+ * segment longer than IPv4 can say is split in two). */
+static void nids_ip6(struct bb_cap *c, const uint8_t *p, size_t n)
 {
+	int bad;
+	size_t n4 = cap_ip6_to4(c, v6map, p, n, c->scratch, &bad);
+	size_t na, nb;
+	uint8_t *a = c->scratch + 2 * 65536, *b = c->scratch + 3 * 65536;
+	if (bad)
+		c->st.ip_bad++;
+	else if (n4 > 65535 && cap_ip4_split(c->scratch, n4, a, &na, b, &nb) == 0) {
+		nids_ip4(c, a, na);
+		nids_ip4(c, b, nb);
+	} else if (n4 > 65535)
+		c->st.ip_bad++;
+	else if (n4)
+		nids_ip4(c, c->scratch, n4);
+}
+
+/* The tuples of conns whose hole outlived the tolerance (all holding ones
+ * when all). */
+struct expiring {
+	struct bb_cap *c;
+	int all;
+	struct { struct cap_addr sa, da; uint16_t sp, dp; } *todo;
+	size_t n, cap;
+};
+
+static void note_expiring(struct cap_conn *k, void *arg)
+{
+	struct expiring *e = arg;
+	struct nconn *nc = N(k);
+	if (!nc || !nc->nheld || !(e->all || e->c->now_ns - nc->hole_ns > e->c->o.hole_ns))
+		return;
+	if (e->n == e->cap) {
+		e->cap = e->cap ? e->cap * 2 : 64;
+		e->todo = bb_xrealloc(e->todo, e->cap * sizeof *e->todo);
+	}
+	e->todo[e->n].sa = k->saddr;
+	e->todo[e->n].da = k->daddr;
+	e->todo[e->n].sp = k->sport;
+	e->todo[e->n].dp = k->dport;
+	e->n++;
+}
+
+static void nids_expire(struct bb_cap *c, int all)
+{
+	if (nholding == 0)
+		return;
 	/* Feeding may open, close or evict other streams: collect the tuples
 	 * first, then look each up again. */
-	struct { uint32_t sa, da; uint16_t sp, dp; } *todo = NULL;
-	size_t n = 0, cap = 0;
-	if (c->nholding == 0)
-		return;
-	for (size_t i = 0; i < c->hash_size; i++) {
-		for (struct cap_conn *k = c->tcp_hash[i]; k; k = k->next) {
-			if (!k->nheld || !(all || c->now_ns - k->hole_ns > c->o.hole_ns))
-				continue;
-			if (n == cap) {
-				cap = cap ? cap * 2 : 64;
-				todo = bb_xrealloc(todo, cap * sizeof *todo);
-			}
-			todo[n].sa = k->saddr;
-			todo[n].da = k->daddr;
-			todo[n].sp = k->sport;
-			todo[n].dp = k->dport;
-			n++;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct cap_conn *k = cap_tcp_find(c, todo[i].sa, todo[i].sp, todo[i].da, todo[i].dp);
+	struct expiring e = {c, all, NULL, 0, 0};
+	cap_tcp_each(c, note_expiring, &e);
+	for (size_t i = 0; i < e.n; i++) {
+		struct cap_conn *k =
+			cap_tcp_find(c, &e.todo[i].sa, e.todo[i].sp, &e.todo[i].da, e.todo[i].dp);
 		if (k)
 			expire_conn(c, k, all);
 	}
-	free(todo);
+	free(e.todo);
 }
 
-void cap_nids_exit(struct bb_cap *c)
+/* k ends: what it still holds is freed with it. */
+static void nids_conn_end(struct cap_conn *k)
+{
+	struct nconn *nc = N(k);
+	last.k = NULL;
+	for (int i = 0; i < nc->nheld; i++)
+		free(nc->held[i].pkt);
+	if (nc->nheld)
+		nholding--;
+	if (nc->s)
+		nc->s->user = NULL;
+	free(nc);
+	k->eng_conn = NULL;
+}
+
+/* Ends every stream (NIDS_EXITING) and libnids itself. */
+static void nids_free(struct bb_cap *c)
 {
 	if (cur != c)
 		return;
-	cap_nids_expire(c, 1);
+	nids_expire(c, 1);
 	nids_exit();
 	nids_unregister_tcp((void *)tcp_cb);
 	nids_unregister_udp((void *)udp_cb);
@@ -502,7 +631,19 @@ void cap_nids_exit(struct bb_cap *c)
 	if (dead)
 		pcap_close(dead);
 	dead = NULL;
+	cap_v6map_free(v6map);
+	v6map = NULL;
 }
+
+const struct cap_engine cap_engine_nids = {
+	.name = "libnids",
+	.new = nids_new,
+	.free = nids_free,
+	.ip4 = nids_ip4,
+	.ip6 = nids_ip6,
+	.expire = nids_expire,
+	.conn_end = nids_conn_end,
+};
 
 #define STR_(x) #x
 #define STR(x) STR_(x)

@@ -1,4 +1,4 @@
-/* cap_out.c - records out: node names, a time-ordered holding heap, the writer */
+/* cap_out.c - records out: a time-ordered holding heap, the watermark, the writer */
 /* SPDX-License-Identifier: MIT */
 /*
  * Decoders report a message when it ends, but its trace time is its first
@@ -28,8 +28,6 @@
  * Memory stays bounded by the window, as with the fixed hold.
  * With opts.fixed_hold every record waits the whole window (the old way).
  */
-#include <arpa/inet.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,35 +38,63 @@
  * clock ever went back. */
 #define CAP_WM_SLACK_NS (1000 * INT64_C(1000))
 
-static const char *lookup_name(const struct bb_cap *c, int fam, const uint8_t *addr)
+/* A record waiting to be written. */
+struct cap_rec {
+	int64_t ts_ns, end_ns;
+	uint64_t seq;
+	uint64_t len;
+	enum bb_op op;
+	const char *proto;
+	const char *sender, *receiver;  /* interned */
+	char id[96];
+	char req[128];
+	uint16_t id_len, req_len;
+	uint8_t has_toks;               /* toks holds tok= or ctx= */
+	struct bb_dec_toks toks;
+};
+
+#define CAP_WM_LAG 64
+
+struct cap_out {
+	/* records waiting to be written in time order: a binary heap of small
+	 * keys over a pool of records */
+	struct cap_key { int64_t ts_ns; uint64_t seq; uint32_t idx; } *heap;
+	size_t nheap, capheap;
+	struct cap_rec *pool;
+	uint32_t *freelist;
+	size_t npool, nfree;
+	uint64_t recseq;
+	int64_t last_written_ns;
+	/* flows that may still emit, least open_ns first */
+	struct cap_conn **wm;
+	size_t nwm, capwm;
+	int64_t wm_lag[CAP_WM_LAG]; /* the last watermarks, one a packet */
+	int wm_lag_i;
+	uint64_t wm_expired;        /* flows given up on past the window */
+	uint64_t wm_fallback;       /* emits not matched to their bytes (leases kept) */
+	int64_t end_sec;            /* the seconds of the last end= written, */
+	char end_str[BB_TIME_BUFSZ];/* as text with the dot: reused while equal */
+	size_t end_len;
+};
+
+struct cap_out *cap_out_new(void)
 {
-	size_t len = fam == 4 ? 4 : 16;
-	for (size_t i = 0; i < c->nnames; i++)
-		if (c->names[i].fam == fam && memcmp(c->names[i].addr, addr, len) == 0)
-			return c->names[i].name;
-	return NULL;
+	struct cap_out *o = bb_xcalloc(1, sizeof *o);
+	o->last_written_ns = INT64_MIN;
+	for (int i = 0; i < CAP_WM_LAG; i++)
+		o->wm_lag[i] = INT64_MIN;
+	return o;
 }
 
-void cap_addr_name(const struct bb_cap *c, uint32_t a, uint16_t port, int with_port, char *buf,
-                   size_t cap)
+void cap_out_free(struct cap_out *o)
 {
-	char ip[INET6_ADDRSTRLEN + 2];
-	const uint8_t *v6 = cap_v6map_lookup(c->v6, a);
-	const char *nm = v6 ? lookup_name(c, 6, v6) : lookup_name(c, 4, (const uint8_t *)&a);
-	if (nm) {
-		snprintf(ip, sizeof ip, "%s", nm);
-	} else if (v6) {
-		char t[INET6_ADDRSTRLEN];
-		inet_ntop(AF_INET6, v6, t, sizeof t);
-		/* "[addr]:port" keeps the port separable from the address. */
-		snprintf(ip, sizeof ip, with_port ? "[%s]" : "%s", t);
-	} else {
-		inet_ntop(AF_INET, &a, ip, sizeof ip);
-	}
-	if (with_port)
-		snprintf(buf, cap, "%s:%u", ip, port);
-	else
-		snprintf(buf, cap, "%s", ip);
+	if (!o)
+		return;
+	free(o->heap);
+	free(o->wm);
+	free(o->pool);
+	free(o->freelist);
+	free(o);
 }
 
 static int before(const struct cap_key *a, const struct cap_key *b)
@@ -78,19 +104,19 @@ static int before(const struct cap_key *a, const struct cap_key *b)
 
 static void heap_push(struct bb_cap *c, const struct cap_key *r)
 {
-	if (c->nheap == c->capheap) {
-		c->capheap = c->capheap ? c->capheap * 2 : 1024;
-		c->heap = bb_xrealloc(c->heap, c->capheap * sizeof *c->heap);
+	if (c->out->nheap == c->out->capheap) {
+		c->out->capheap = c->out->capheap ? c->out->capheap * 2 : 1024;
+		c->out->heap = bb_xrealloc(c->out->heap, c->out->capheap * sizeof *c->out->heap);
 	}
-	size_t i = c->nheap++;
+	size_t i = c->out->nheap++;
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
-		if (!before(r, &c->heap[p]))
+		if (!before(r, &c->out->heap[p]))
 			break;
-		c->heap[i] = c->heap[p];
+		c->out->heap[i] = c->out->heap[p];
 		i = p;
 	}
-	c->heap[i] = *r;
+	c->out->heap[i] = *r;
 }
 
 /* Removes the least key. Bottom-up: the hole at the root goes down to a leaf
@@ -99,40 +125,40 @@ static void heap_push(struct bb_cap *c, const struct cap_key *r)
  * the last one is among the latest. */
 static void heap_pop(struct bb_cap *c)
 {
-	struct cap_key last = c->heap[--c->nheap];
-	size_t i = 0, n = c->nheap;
+	struct cap_key last = c->out->heap[--c->out->nheap];
+	size_t i = 0, n = c->out->nheap;
 	if (!n)
 		return;
 	for (;;) {
 		size_t l = 2 * i + 1;
 		if (l >= n)
 			break;
-		size_t m = l + 1 < n && before(&c->heap[l + 1], &c->heap[l]) ? l + 1 : l;
-		c->heap[i] = c->heap[m];
+		size_t m = l + 1 < n && before(&c->out->heap[l + 1], &c->out->heap[l]) ? l + 1 : l;
+		c->out->heap[i] = c->out->heap[m];
 		i = m;
 	}
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
-		if (!before(&last, &c->heap[p]))
+		if (!before(&last, &c->out->heap[p]))
 			break;
-		c->heap[i] = c->heap[p];
+		c->out->heap[i] = c->out->heap[p];
 		i = p;
 	}
-	c->heap[i] = last;
+	c->out->heap[i] = last;
 }
 
 static struct cap_rec *rec_alloc(struct bb_cap *c, uint32_t *idx)
 {
-	if (c->nfree == 0) {
-		size_t old = c->npool, grow = old ? old : 256;
-		c->pool = bb_xrealloc(c->pool, (old + grow) * sizeof *c->pool);
-		c->freelist = bb_xrealloc(c->freelist, (old + grow) * sizeof *c->freelist);
+	if (c->out->nfree == 0) {
+		size_t old = c->out->npool, grow = old ? old : 256;
+		c->out->pool = bb_xrealloc(c->out->pool, (old + grow) * sizeof *c->out->pool);
+		c->out->freelist = bb_xrealloc(c->out->freelist, (old + grow) * sizeof *c->out->freelist);
 		for (size_t i = 0; i < grow; i++)
-			c->freelist[c->nfree++] = (uint32_t)(old + grow - 1 - i);
-		c->npool = old + grow;
+			c->out->freelist[c->out->nfree++] = (uint32_t)(old + grow - 1 - i);
+		c->out->npool = old + grow;
 	}
-	*idx = c->freelist[--c->nfree];
-	return &c->pool[*idx];
+	*idx = c->out->freelist[--c->out->nfree];
+	return &c->out->pool[*idx];
 }
 
 /* bb_time_format, with the seconds kept from the last call: records come
@@ -143,17 +169,17 @@ static size_t end_format(struct bb_cap *c, int64_t ns, char *buf)
 		return bb_time_format(ns, buf);
 	int64_t sec = ns / BB_NS_PER_S;
 	uint32_t frac = (uint32_t)(ns % BB_NS_PER_S);
-	if (sec != c->end_sec || c->end_len == 0) {
-		size_t n = bb_time_format(ns, c->end_str);
-		c->end_len = n - 9; /* through the dot */
-		c->end_sec = sec;
+	if (sec != c->out->end_sec || c->out->end_len == 0) {
+		size_t n = bb_time_format(ns, c->out->end_str);
+		c->out->end_len = n - 9; /* through the dot */
+		c->out->end_sec = sec;
 	}
 	static const char pairs[201] =
 		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 		"8081828384858687888990919293949596979899";
-	memcpy(buf, c->end_str, c->end_len);
-	char *p = buf + c->end_len;
+	memcpy(buf, c->out->end_str, c->out->end_len);
+	char *p = buf + c->out->end_len;
 	p[8] = (char)('0' + frac % 10);
 	frac /= 10;
 	for (int i = 6; i >= 0; i -= 2) { /* two digits per division */
@@ -161,7 +187,7 @@ static size_t end_format(struct bb_cap *c, int64_t ns, char *buf)
 		frac /= 100;
 	}
 	p[9] = '\0';
-	return c->end_len + 9;
+	return c->out->end_len + 9;
 }
 
 /* tok= and ctx= of r into at (up to two), their text in tok and ctx. */
@@ -223,10 +249,10 @@ static void write_rec(struct bb_cap *c, const struct cap_rec *r)
 	at[na].val_len = (uint32_t)(e - q);
 	na++;
 	na += tok_attrs(r, at + na, tok, ctx);
-	if (r->ts_ns < c->last_written_ns)
+	if (r->ts_ns < c->out->last_written_ns)
 		c->st.late++;
 	else
-		c->last_written_ns = r->ts_ns;
+		c->out->last_written_ns = r->ts_ns;
 	c->st.messages++;
 	/* A write error sticks in the writer; bb_cap_finish reports it. */
 	bb_writer_put(c->w, r->ts_ns, r->op, r->sender, r->receiver, r->id, r->id_len, at, na, NULL);
@@ -236,18 +262,18 @@ static void write_rec(struct bb_cap *c, const struct cap_rec *r)
 
 static void wm_set(struct bb_cap *c, size_t i, struct cap_conn *k)
 {
-	c->wm[i] = k;
+	c->out->wm[i] = k;
 	k->wm_slot = i;
 }
 
 static void wm_up(struct bb_cap *c, size_t i)
 {
-	struct cap_conn *k = c->wm[i];
+	struct cap_conn *k = c->out->wm[i];
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
-		if (c->wm[p]->open_ns <= k->open_ns)
+		if (c->out->wm[p]->open_ns <= k->open_ns)
 			break;
-		wm_set(c, i, c->wm[p]);
+		wm_set(c, i, c->out->wm[p]);
 		i = p;
 	}
 	wm_set(c, i, k);
@@ -255,15 +281,15 @@ static void wm_up(struct bb_cap *c, size_t i)
 
 static void wm_down(struct bb_cap *c, size_t i)
 {
-	struct cap_conn *k = c->wm[i];
+	struct cap_conn *k = c->out->wm[i];
 	for (;;) {
 		size_t l = 2 * i + 1, m;
-		if (l >= c->nwm)
+		if (l >= c->out->nwm)
 			break;
-		m = l + 1 < c->nwm && c->wm[l + 1]->open_ns < c->wm[l]->open_ns ? l + 1 : l;
-		if (c->wm[m]->open_ns >= k->open_ns)
+		m = l + 1 < c->out->nwm && c->out->wm[l + 1]->open_ns < c->out->wm[l]->open_ns ? l + 1 : l;
+		if (c->out->wm[m]->open_ns >= k->open_ns)
 			break;
-		wm_set(c, i, c->wm[m]);
+		wm_set(c, i, c->out->wm[m]);
 		i = m;
 	}
 	wm_set(c, i, k);
@@ -276,7 +302,7 @@ void cap_wm_remove(struct cap_conn *k)
 	if (i == SIZE_MAX)
 		return;
 	k->wm_slot = SIZE_MAX;
-	struct cap_conn *last = c->wm[--c->nwm];
+	struct cap_conn *last = c->out->wm[--c->out->nwm];
 	if (last == k)
 		return;
 	wm_set(c, i, last);
@@ -330,11 +356,11 @@ void cap_wm_update(struct cap_conn *k)
 	if (t == INT64_MAX) {
 		cap_wm_remove(k);
 	} else if (k->wm_slot == SIZE_MAX) {
-		if (c->nwm == c->capwm) {
-			c->capwm = c->capwm ? 2 * c->capwm : 256;
-			c->wm = bb_xrealloc(c->wm, c->capwm * sizeof *c->wm);
+		if (c->out->nwm == c->out->capwm) {
+			c->out->capwm = c->out->capwm ? 2 * c->out->capwm : 256;
+			c->out->wm = bb_xrealloc(c->out->wm, c->out->capwm * sizeof *c->out->wm);
 		}
-		wm_set(c, c->nwm++, k);
+		wm_set(c, c->out->nwm++, k);
 		wm_up(c, k->wm_slot);
 	} else if (t < old) {
 		wm_up(c, k->wm_slot);
@@ -399,7 +425,7 @@ static void lease_end(struct cap_conn *k, const struct bb_dec_msg *m)
 			return;
 		}
 	}
-	k->cap->wm_fallback++;
+	k->cap->out->wm_fallback++;
 	if (first >= 0) {
 		memmove(l + first, l + first + 1, (size_t)(n - first - 1) * sizeof *l);
 		d->nlease--;
@@ -416,7 +442,7 @@ void cap_out_put(struct cap_conn *k, const struct bb_dec_msg *m)
 	const char *cn = k->cnode, *sn = k->snode;
 	rp->ts_ns = m->ts_ns;
 	rp->end_ns = m->end_ns < m->ts_ns ? m->ts_ns : m->end_ns;
-	rp->seq = c->recseq++;
+	rp->seq = c->out->recseq++;
 	rp->len = m->len;
 	rp->op = m->op;
 	rp->proto = k->dec >= 0 ? bb_dec_at((size_t)k->dec)->name : "-";
@@ -451,7 +477,7 @@ void cap_out_put(struct cap_conn *k, const struct bb_dec_msg *m)
 static void wm_expire(struct cap_conn *k, int64_t cutoff)
 {
 	struct bb_cap *c = k->cap;
-	c->wm_expired++;
+	c->out->wm_expired++;
 	k->floor_ns = cutoff;
 	k->pinned = c->now_ns - k->last_ns < c->o.reorder_ns / 2;
 	for (int i = 0; i < 2; i++) {
@@ -470,8 +496,8 @@ void cap_out_release(struct bb_cap *c, int flush_all)
 {
 	int64_t cutoff = c->now_ns - c->o.reorder_ns, upto = cutoff;
 	if (!c->o.fixed_hold) {
-		while (c->nwm > 0 && c->wm[0]->open_ns < cutoff) {
-			struct cap_conn *k = c->wm[0];
+		while (c->out->nwm > 0 && c->out->wm[0]->open_ns < cutoff) {
+			struct cap_conn *k = c->out->wm[0];
 			if (!k->pinned) {
 				wm_expire(k, cutoff);
 			} else if (c->now_ns - k->last_ns >= c->o.reorder_ns / 2) {
@@ -482,105 +508,22 @@ void cap_out_release(struct bb_cap *c, int flush_all)
 			}
 		}
 		upto = c->now_ns - c->back_ns - CAP_WM_SLACK_NS;
-		if (c->nwm > 0 && c->wm[0]->open_ns < upto)
-			upto = c->wm[0]->open_ns;
+		if (c->out->nwm > 0 && c->out->wm[0]->open_ns < upto)
+			upto = c->out->wm[0]->open_ns;
 		/* The watermark of CAP_WM_LAG calls ago, if lower: a packet whose
 		 * time goes back (within that many) finds its records unwritten. */
-		int64_t lag = c->wm_lag[c->wm_lag_i];
-		c->wm_lag[c->wm_lag_i] = upto;
-		c->wm_lag_i = (c->wm_lag_i + 1) % CAP_WM_LAG;
+		int64_t lag = c->out->wm_lag[c->out->wm_lag_i];
+		c->out->wm_lag[c->out->wm_lag_i] = upto;
+		c->out->wm_lag_i = (c->out->wm_lag_i + 1) % CAP_WM_LAG;
 		if (lag < upto)
 			upto = lag;
 		if (upto < cutoff)
 			upto = cutoff;
 	}
-	while (c->nheap > 0 && (flush_all || c->heap[0].ts_ns <= upto)) {
-		uint32_t idx = c->heap[0].idx;
-		write_rec(c, &c->pool[idx]);
-		c->freelist[c->nfree++] = idx;
+	while (c->out->nheap > 0 && (flush_all || c->out->heap[0].ts_ns <= upto)) {
+		uint32_t idx = c->out->heap[0].idx;
+		write_rec(c, &c->out->pool[idx]);
+		c->out->freelist[c->out->nfree++] = idx;
 		heap_pop(c);
 	}
-}
-
-static size_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603u;
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211u;
-	return (size_t)h;
-}
-
-const char *cap_intern(struct bb_cap *c, const char *s)
-{
-	if ((c->ninterned + 1) * 2 > c->intern_size) {
-		size_t ns = c->intern_size ? c->intern_size * 2 : 256;
-		char **t = bb_xcalloc(ns, sizeof *t);
-		for (size_t i = 0; i < c->intern_size; i++) {
-			if (!c->interned[i])
-				continue;
-			size_t j = str_hash(c->interned[i]) & (ns - 1);
-			while (t[j])
-				j = (j + 1) & (ns - 1);
-			t[j] = c->interned[i];
-		}
-		free(c->interned);
-		c->interned = t;
-		c->intern_size = ns;
-	}
-	size_t j = str_hash(s) & (c->intern_size - 1);
-	while (c->interned[j]) {
-		if (strcmp(c->interned[j], s) == 0)
-			return c->interned[j];
-		j = (j + 1) & (c->intern_size - 1);
-	}
-	c->interned[j] = bb_xstrndup(s, strlen(s));
-	c->ninterned++;
-	return c->interned[j];
-}
-
-void cap_intern_free(struct bb_cap *c)
-{
-	for (size_t i = 0; i < c->intern_size; i++)
-		free(c->interned[i]);
-	free(c->interned);
-	c->interned = NULL;
-	c->intern_size = c->ninterned = 0;
-}
-
-int cap_names_load(struct bb_cap *c, const char *path, struct bb_err *err)
-{
-	FILE *f = fopen(path, "r");
-	char line[1024];
-	unsigned ln = 0;
-	if (!f) {
-		bb_err_set(err, "%s: %s", path, strerror(errno));
-		return BB_ERR_IO;
-	}
-	while (fgets(line, sizeof line, f)) {
-		ln++;
-		char *h = strchr(line, '#');
-		if (h)
-			*h = '\0';
-		char *save = NULL;
-		char *addr = strtok_r(line, " \t\r\n", &save);
-		char *name = addr ? strtok_r(NULL, " \t\r\n", &save) : NULL;
-		if (!addr)
-			continue;
-		struct cap_name nm;
-		memset(&nm, 0, sizeof nm);
-		if (inet_pton(AF_INET, addr, nm.addr) == 1)
-			nm.fam = 4;
-		else if (inet_pton(AF_INET6, addr, nm.addr) == 1)
-			nm.fam = 6;
-		if (!nm.fam || !name) {
-			bb_err_set(err, "%s:%u: expected \"ADDRESS NAME\"", path, ln);
-			fclose(f);
-			return BB_ERR_PARSE;
-		}
-		nm.name = bb_xstrndup(name, strlen(name));
-		c->names = bb_xrealloc(c->names, (c->nnames + 1) * sizeof *c->names);
-		c->names[c->nnames++] = nm;
-	}
-	fclose(f);
-	return 0;
 }

@@ -31,24 +31,22 @@ struct bb_cap *bb_cap_new(const struct bb_cap_opts *opts, struct bb_writer *w,
 		c->o.timeout_ms = 100;
 	c->w = w;
 	c->ds = bb_xcalloc(bb_dec_count(), sizeof *c->ds);
-	c->v6 = cap_v6map_new();
 	c->scratch = bb_xmalloc(4 * 65536);
-	c->last_written_ns = INT64_MIN;
-	for (int i = 0; i < CAP_WM_LAG; i++)
-		c->wm_lag[i] = INT64_MIN;
-	if (c->o.names_file && cap_names_load(c, c->o.names_file, err) < 0) {
+	c->names = cap_names_new(c->o.names_file, err);
+	if (!c->names) {
 		bb_cap_free(c);
 		return NULL;
 	}
+	c->flows = cap_flows_new();
+	c->out = cap_out_new();
 	c->frags = cap_frags_new();
-	if (c->o.reassembly == BB_CAP_RSM_LIBNIDS) {
-		if (cap_nids_init(c, err) < 0) {
-			bb_cap_free(c);
-			return NULL;
-		}
-	} else {
-		c->reasm = cap_reasm_new(c);
+	const struct cap_engine *e =
+		c->o.reassembly == BB_CAP_RSM_LIBNIDS ? &cap_engine_nids : &cap_engine_own;
+	if (e->new(c, err) < 0) {
+		bb_cap_free(c);
+		return NULL;
 	}
+	c->eng = e;
 	return c;
 }
 
@@ -61,9 +59,10 @@ void bb_cap_free(struct bb_cap *c)
 {
 	if (!c)
 		return;
-	cap_nids_exit(c);
-	cap_reasm_free(c);
-	cap_flows_free(c);
+	if (c->eng)
+		c->eng->free(c);
+	cap_flows_end(c);
+	cap_flows_free(c->flows);
 	cap_frags_free(c->frags);
 	for (size_t i = 0; i < c->nsrc; i++) {
 		if (c->src[i].p)
@@ -73,17 +72,10 @@ void bb_cap_free(struct bb_cap *c)
 		free(c->src[i].name);
 	}
 	free(c->src);
-	for (size_t i = 0; i < c->nnames; i++)
-		free(c->names[i].name);
-	free(c->names);
-	free(c->heap);
-	free(c->wm);
-	free(c->pool);
-	free(c->freelist);
+	cap_out_free(c->out);
+	cap_names_free(c->names);
 	free(c->ds);
 	free(c->scratch);
-	cap_intern_free(c);
-	cap_v6map_free(c->v6);
 	free(c);
 }
 
@@ -296,12 +288,18 @@ int bb_cap_open_live(struct bb_cap *c, const char *iface, const char *filter,
 	c->live = 1;
 	if (filter && *filter) {
 		struct bpf_program prog;
-		if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 ||
-		    pcap_setfilter(p, &prog) < 0) {
+		if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0) {
 			bb_err_set(err, "%s: bad filter \"%s\": %s", iface, filter, pcap_geterr(p));
 			return BB_ERR_ARG;
 		}
+		/* The compiled program is freed on every path (the kernel or
+		 * libpcap keeps its own copy once set). */
+		int set = pcap_setfilter(p, &prog);
 		pcap_freecode(&prog);
+		if (set < 0) {
+			bb_err_set(err, "%s: bad filter \"%s\": %s", iface, filter, pcap_geterr(p));
+			return BB_ERR_ARG;
+		}
 	}
 	return 0;
 }
@@ -333,10 +331,7 @@ static void housekeeping(struct bb_cap *c)
 	if (c->now_ns - c->last_sweep_ns >= 100 * INT64_C(1000000) || c->now_ns < c->last_sweep_ns) {
 		int64_t prev = c->last_sweep_ns;
 		c->last_sweep_ns = c->now_ns;
-		if (c->reasm)
-			cap_reasm_expire(c, 0);
-		else
-			cap_nids_expire(c, 0);
+		c->eng->expire(c, 0);
 		cap_frags_expire(c->frags, c->now_ns, &c->st);
 		cap_tcp_idle(c, c->now_ns - c->o.reorder_ns / 2);
 		if (c->now_ns / (10 * BB_NS_PER_S) != prev / (10 * BB_NS_PER_S))
@@ -358,15 +353,6 @@ static int64_t pkt_time(const struct pcap_pkthdr *h)
 	if (frac < 0 || frac >= BB_NS_PER_S)
 		frac = 0;
 	return sec * BB_NS_PER_S + frac;
-}
-
-/* A whole IPv4 packet to the reassembly engine. */
-static void ip4_whole(struct bb_cap *c, const uint8_t *p, size_t n)
-{
-	if (c->reasm)
-		cap_reasm_ip(c, p, n);
-	else
-		cap_nids_ip(c, p, n);
 }
 
 /* An IPv4 packet: fragments are reassembled here (for either engine), then
@@ -400,12 +386,12 @@ static void ip4(struct bb_cap *c, const uint8_t *p, size_t n)
 		h[10] = (uint8_t)(cs >> 8);
 		h[11] = (uint8_t)cs;
 		c->st.ip_tso++;
-		ip4_whole(c, h, n);
+		c->eng->ip4(c, h, n);
 		return;
 	}
 	if (!bb_rd_ok(&r) || (frag & 0x3fff) == 0 || (vh >> 4) != 4 || ihl < 20 || tot < ihl ||
 	    tot > n || ihl > CAP_FRAG_HEADROOM) {
-		ip4_whole(c, p, n); /* not a fragment, or the engine counts it bad */
+		c->eng->ip4(c, p, n); /* not a fragment, or the engine counts it bad */
 		return;
 	}
 	struct cap_frag_key k;
@@ -433,7 +419,7 @@ static void ip4(struct bb_cap *c, const uint8_t *p, size_t n)
 	uint16_t cs = cap_ip_csum(h, ihl);
 	h[10] = (uint8_t)(cs >> 8);
 	h[11] = (uint8_t)cs;
-	ip4_whole(c, h, ihl + len);
+	c->eng->ip4(c, h, ihl + len);
 }
 
 static void packet(struct bb_cap *c, int dlt, const struct pcap_pkthdr *h, const u_char *data)
@@ -458,28 +444,8 @@ static void packet(struct bb_cap *c, int dlt, const struct pcap_pkthdr *h, const
 	int v = cap_link(dlt, data, h->caplen, &ip, &len);
 	if (v == 4) {
 		ip4(c, ip, len);
-	} else if (v == 6 && c->reasm) {
-		/* The own engine takes IPv6 payloads in place. */
-		struct cap_l4 l;
-		int bad;
-		if (cap_ip6_l4(c, ip, len, &l, &bad))
-			cap_reasm_l4(c, l.proto, l.s4, l.d4, l.p, l.n);
-		else if (bad)
-			c->st.ip_bad++;
 	} else if (v == 6) {
-		int bad;
-		size_t n = cap_ip6_to4(c, ip, len, c->scratch, &bad);
-		size_t na, nb;
-		uint8_t *a = c->scratch + 2 * 65536, *b = c->scratch + 3 * 65536;
-		if (bad)
-			c->st.ip_bad++;
-		else if (n > 65535 && cap_ip4_split(c->scratch, n, a, &na, b, &nb) == 0) {
-			ip4_whole(c, a, na);
-			ip4_whole(c, b, nb);
-		} else if (n > 65535)
-			c->st.ip_bad++;
-		else if (n)
-			ip4_whole(c, c->scratch, n);
+		c->eng->ip6(c, ip, len);
 	} else if (v == 0) {
 		c->st.link_other++;
 	} else if (v == -1) {
@@ -534,61 +500,67 @@ static int64_t src_ts(const struct cap_src *s)
 	return pkt_time(s->h);
 }
 
-int bb_cap_run(struct bb_cap *c, void (*tick)(void *arg), void *tick_arg, struct bb_err *err)
+/* A live interface until bb_cap_stop, -c or --duration. */
+static int run_live(struct bb_cap *c, void (*tick)(void *arg), void *tick_arg,
+                    struct bb_err *err)
+{
+	int64_t start = mono_ns();
+	struct cap_src *s = &c->src[0];
+	/* Wait in poll(2), not in libpcap: with TPACKET_V3 a blocking read
+	 * returns only once a packet has come, so a quiet interface kept
+	 * --duration from ending until the next packet (11 minutes once).
+	 * The descriptor is readable when the kernel retires a block (at
+	 * the timeout after its first packet, or when full). */
+	char peb[PCAP_ERRBUF_SIZE];
+	int pfd = pcap_get_selectable_fd(s->p);
+	if (pfd >= 0 && pcap_setnonblock(s->p, 1, peb) < 0)
+		pfd = -1;
+	while (!c->stop) {
+		if (pfd >= 0) {
+			int wait_ms = c->o.timeout_ms;
+			if (c->o.duration_ns) {
+				int64_t left = c->o.duration_ns - (mono_ns() - start);
+				if (left < (int64_t)wait_ms * 1000000)
+					wait_ms = left > 0 ? (int)(left / 1000000) + 1 : 0;
+			}
+			struct pollfd pf = {pfd, POLLIN, 0};
+			(void)poll(&pf, 1, wait_ms); /* EINTR: a signal; c->stop says */
+		}
+		int n = pcap_dispatch(s->p, -1, live_cb, (u_char *)c);
+		if (n == PCAP_ERROR) {
+			bb_err_set(err, "%s: %s", s->name, pcap_geterr(s->p));
+			return BB_ERR_IO;
+		}
+		/* Blocks arrive late: advance the clock by the wall time too. */
+		int64_t w = wall_ns();
+		if (w - c->o.reorder_ns > c->now_ns && c->now_ns)
+			c->now_ns = w - c->o.reorder_ns;
+		housekeeping(c);
+		if (c->o.duration_ns && mono_ns() - start >= c->o.duration_ns)
+			c->stop = 1;
+		if (tick)
+			tick(tick_arg);
+	}
+	/* Without immediate mode the kernel hands packets over in blocks,
+	 * retired at the timeout: wait for it once, then take what is left. */
+	char eb[PCAP_ERRBUF_SIZE];
+	if (pcap_setnonblock(s->p, 1, eb) == 0) {
+		struct timespec ts = {0, ((long)c->o.timeout_ms + 50) * 1000000L};
+		nanosleep(&ts, NULL);
+		c->stop = 0;
+		for (int i = 0; i < 64; i++)
+			if (pcap_dispatch(s->p, -1, live_cb, (u_char *)c) <= 0)
+				break;
+		c->stop = 1;
+	}
+	return 0;
+}
+
+/* The files, merged in time order, to their ends (or -c, --duration). */
+static int run_files(struct bb_cap *c, void (*tick)(void *arg), void *tick_arg,
+                     struct bb_err *err)
 {
 	int64_t last_tick = mono_ns();
-	int64_t start = mono_ns();
-	if (c->live) {
-		struct cap_src *s = &c->src[0];
-		/* Wait in poll(2), not in libpcap: with TPACKET_V3 a blocking read
-		 * returns only once a packet has come, so a quiet interface kept
-		 * --duration from ending until the next packet (11 minutes once).
-		 * The descriptor is readable when the kernel retires a block (at
-		 * the timeout after its first packet, or when full). */
-		char peb[PCAP_ERRBUF_SIZE];
-		int pfd = pcap_get_selectable_fd(s->p);
-		if (pfd >= 0 && pcap_setnonblock(s->p, 1, peb) < 0)
-			pfd = -1;
-		while (!c->stop) {
-			if (pfd >= 0) {
-				int wait_ms = c->o.timeout_ms;
-				if (c->o.duration_ns) {
-					int64_t left = c->o.duration_ns - (mono_ns() - start);
-					if (left < (int64_t)wait_ms * 1000000)
-						wait_ms = left > 0 ? (int)(left / 1000000) + 1 : 0;
-				}
-				struct pollfd pf = {pfd, POLLIN, 0};
-				(void)poll(&pf, 1, wait_ms); /* EINTR: a signal; c->stop says */
-			}
-			int n = pcap_dispatch(s->p, -1, live_cb, (u_char *)c);
-			if (n == PCAP_ERROR) {
-				bb_err_set(err, "%s: %s", s->name, pcap_geterr(s->p));
-				return BB_ERR_IO;
-			}
-			/* Blocks arrive late: advance the clock by the wall time too. */
-			int64_t w = wall_ns();
-			if (w - c->o.reorder_ns > c->now_ns && c->now_ns)
-				c->now_ns = w - c->o.reorder_ns;
-			housekeeping(c);
-			if (c->o.duration_ns && mono_ns() - start >= c->o.duration_ns)
-				c->stop = 1;
-			if (tick)
-				tick(tick_arg);
-		}
-		/* Without immediate mode the kernel hands packets over in blocks,
-		 * retired at the timeout: wait for it once, then take what is left. */
-		char eb[PCAP_ERRBUF_SIZE];
-		if (pcap_setnonblock(s->p, 1, eb) == 0) {
-			struct timespec ts = {0, ((long)c->o.timeout_ms + 50) * 1000000L};
-			nanosleep(&ts, NULL);
-			c->stop = 0;
-			for (int i = 0; i < 64; i++)
-				if (pcap_dispatch(s->p, -1, live_cb, (u_char *)c) <= 0)
-					break;
-			c->stop = 1;
-		}
-		return 0;
-	}
 	int rc = 0;
 	for (size_t i = 0; i < c->nsrc; i++)
 		if (next_of(&c->src[i], err) < 0)
@@ -618,14 +590,18 @@ int bb_cap_run(struct bb_cap *c, void (*tick)(void *arg), void *tick_arg, struct
 	return rc;
 }
 
+int bb_cap_run(struct bb_cap *c, void (*tick)(void *arg), void *tick_arg, struct bb_err *err)
+{
+	return c->live ? run_live(c, tick, tick_arg, err) : run_files(c, tick, tick_arg, err);
+}
+
 int bb_cap_finish(struct bb_cap *c, struct bb_err *err)
 {
 	if (c->finished)
 		return 0;
 	c->finished = 1;
-	cap_nids_exit(c);     /* ends every TCP stream */
-	cap_reasm_free(c);
-	cap_flows_free(c);    /* ends UDP flows and what libnids did not know */
+	c->eng->free(c);      /* ends every TCP stream */
+	cap_flows_end(c);     /* ends UDP flows and what libnids did not know */
 	cap_out_release(c, 1);
 	return bb_writer_flush(c->w, err);
 }

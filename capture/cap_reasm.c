@@ -1,8 +1,10 @@
-/* cap_reasm.c - bbcap's own TCP reassembly (the default) and UDP, for IPv4 packets */
+/* cap_reasm.c - bbcap's own TCP reassembly (the default engine) and UDP, for IPv4 and IPv6 */
 /* SPDX-License-Identifier: MIT */
 /*
  * The same job as cap_nids.c (which keeps libnids available with
  * --reassembly=libnids), without libnids' per-segment copies and lookups:
+ *  - IPv6 packets are taken in place, with their 16-byte addresses (IPv4
+ *    ones mapped into IPv6, struct cap_addr);
  *  - streams in a hash table keyed by the unordered 4-tuple, so one lookup
  *    finds either direction; a least-recently-active list evicts the oldest
  *    when 3/4 of opts.max_streams are open (libnids' rule) and streams silent
@@ -69,7 +71,7 @@ struct rstream {
 	struct rstream *lru_prev, *lru_next;    /* most recently active first */
 	struct rstream *hold_prev, *hold_next;  /* streams holding segments */
 	int holding;
-	uint32_t ca, sa;            /* client, server (network order) */
+	struct cap_addr ca, sa;     /* client, server */
 	uint16_t cp, sp;            /* host order */
 	int state;
 	int64_t last_ns;
@@ -86,8 +88,14 @@ struct cap_reasm {
 	struct rstream *hold_head;
 };
 
-struct cap_reasm *cap_reasm_new(const struct bb_cap *c)
+static inline struct cap_reasm *R(const struct bb_cap *c)
 {
+	return c->eng_state;
+}
+
+static int reasm_new(struct bb_cap *c, struct bb_err *err)
+{
+	(void)err;
 	struct cap_reasm *r = bb_xcalloc(1, sizeof *r);
 	unsigned ms = c->o.max_streams ? c->o.max_streams : BB_CAP_STREAMS;
 	r->max = ms / 4 * 3 > 0 ? ms / 4 * 3 : 1;
@@ -95,14 +103,16 @@ struct cap_reasm *cap_reasm_new(const struct bb_cap *c)
 	while (r->hsize < ms && r->hsize < (1u << 22))
 		r->hsize *= 2;
 	r->hash = bb_xcalloc(r->hsize, sizeof *r->hash);
-	return r;
+	c->eng_state = r;
+	return 0;
 }
 
-static size_t slot(const struct cap_reasm *r, uint32_t a, uint16_t ap, uint32_t b, uint16_t bp)
+static size_t slot(const struct cap_reasm *r, const struct cap_addr *a, uint16_t ap,
+                   const struct cap_addr *b, uint16_t bp)
 {
 	/* Symmetric in the two endpoints: one lookup serves both directions. */
-	uint64_t x = ((uint64_t)a << 16 | ap) * 0x9e3779b97f4a7c15u;
-	uint64_t y = ((uint64_t)b << 16 | bp) * 0x9e3779b97f4a7c15u;
+	uint64_t x = ((uint64_t)cap_addr_fold(a) << 16 | ap) * 0x9e3779b97f4a7c15u;
+	uint64_t y = ((uint64_t)cap_addr_fold(b) << 16 | bp) * 0x9e3779b97f4a7c15u;
 	uint64_t h = (x ^ y) + (x & y) * 0xc2b2ae3d27d4eb4fu;
 	h ^= h >> 31;
 	return (size_t)(h * 0x165667b19e3779f9u >> 20) & (r->hsize - 1);
@@ -158,16 +168,16 @@ static void hold_unlink(struct cap_reasm *r, struct rstream *s)
 	s->holding = 0;
 }
 
-/* Removes s from every list and frees it; its conn is ended (decoder end). */
 static void skip_hole(struct bb_cap *c, struct rstream *s, int dir);
 
+/* Removes s from every list and frees it; its conn is ended (decoder end). */
 static void stream_free(struct bb_cap *c, struct rstream *s)
 {
-	struct cap_reasm *r = c->reasm;
+	struct cap_reasm *r = R(c);
 	/* What was captured beyond a hole is delivered before the end. */
 	for (int d = 0; d < 2 && s->k; d++)
 		skip_hole(c, s, d);
-	struct rstream **pp = &r->hash[slot(r, s->ca, s->cp, s->sa, s->sp)];
+	struct rstream **pp = &r->hash[slot(r, &s->ca, s->cp, &s->sa, s->sp)];
 	while (*pp && *pp != s)
 		pp = &(*pp)->next;
 	if (*pp)
@@ -193,18 +203,18 @@ static void stream_free(struct bb_cap *c, struct rstream *s)
 	free(s);
 }
 
-static struct rstream *stream_new(struct bb_cap *c, uint32_t ca, uint16_t cp, uint32_t sa,
-                                  uint16_t sp)
+static struct rstream *stream_new(struct bb_cap *c, const struct cap_addr *ca, uint16_t cp,
+                                  const struct cap_addr *sa, uint16_t sp)
 {
-	struct cap_reasm *r = c->reasm;
+	struct cap_reasm *r = R(c);
 	while (r->n >= r->max && r->lru_tail) {
 		c->st.tcp_evicted++;
 		stream_free(c, r->lru_tail);
 	}
 	struct rstream *s = bb_xcalloc(1, sizeof *s);
-	s->ca = ca;
+	s->ca = *ca;
 	s->cp = cp;
-	s->sa = sa;
+	s->sa = *sa;
 	s->sp = sp;
 	s->last_ns = c->now_ns;
 	size_t h = slot(r, ca, cp, sa, sp);
@@ -216,15 +226,15 @@ static struct rstream *stream_new(struct bb_cap *c, uint32_t ca, uint16_t cp, ui
 }
 
 /* The stream of a segment and the sender's direction, or NULL. */
-static struct rstream *lookup(struct cap_reasm *r, uint32_t a, uint16_t ap, uint32_t b,
-                              uint16_t bp, int *dir)
+static struct rstream *lookup(struct cap_reasm *r, const struct cap_addr *a, uint16_t ap,
+                              const struct cap_addr *b, uint16_t bp, int *dir)
 {
 	for (struct rstream *s = r->hash[slot(r, a, ap, b, bp)]; s; s = s->next) {
-		if (s->ca == a && s->cp == ap && s->sa == b && s->sp == bp) {
+		if (s->cp == ap && s->sp == bp && cap_addr_eq(&s->ca, a) && cap_addr_eq(&s->sa, b)) {
 			*dir = BB_DIR_C2S;
 			return s;
 		}
-		if (s->ca == b && s->cp == bp && s->sa == a && s->sp == ap) {
+		if (s->cp == bp && s->sp == ap && cap_addr_eq(&s->ca, b) && cap_addr_eq(&s->sa, a)) {
 			*dir = BB_DIR_S2C;
 			return s;
 		}
@@ -235,7 +245,7 @@ static struct rstream *lookup(struct cap_reasm *r, uint32_t a, uint16_t ap, uint
 static void establish(struct bb_cap *c, struct rstream *s, int midstream)
 {
 	s->state = ST_EST;
-	s->k = cap_tcp_open(c, s->ca, s->cp, s->sa, s->sp, midstream);
+	s->k = cap_tcp_open(c, &s->ca, s->cp, &s->sa, s->sp, midstream);
 }
 
 /* Hands n new bytes of direction dir to the decoder. */
@@ -265,7 +275,7 @@ static void push(struct bb_cap *c, struct rstream *s, int dir, const uint8_t *p,
 				while (nc < h->len + n)
 					nc *= 2;
 				h->buf = bb_xrealloc(h->buf, nc);
-				c->reasm->bytes += nc - h->cap;
+				R(c)->bytes += nc - h->cap;
 				h->cap = nc;
 			}
 		}
@@ -277,7 +287,7 @@ static void push(struct bb_cap *c, struct rstream *s, int dir, const uint8_t *p,
 		if (h->len == 0) {
 			h->off = 0;
 			if (h->cap > 65536) { /* a long message is over: give its room back */
-				c->reasm->bytes -= h->cap;
+				R(c)->bytes -= h->cap;
 				free(h->buf);
 				h->buf = NULL;
 				h->cap = 0;
@@ -295,21 +305,21 @@ static void push(struct bb_cap *c, struct rstream *s, int dir, const uint8_t *p,
 				nc *= 2;
 			free(h->buf);
 			h->buf = bb_xmalloc(nc);
-			c->reasm->bytes += nc - h->cap;
+			R(c)->bytes += nc - h->cap;
 			h->cap = nc;
 		}
 		memcpy(h->buf, p, n);
 		h->off = 0;
 		h->len = n;
 	}
-	if (h->len > CAP_REASM_BUF_MAX || c->reasm->bytes > CAP_REASM_MEM_MAX) {
+	if (h->len > CAP_REASM_BUF_MAX || R(c)->bytes > CAP_REASM_MEM_MAX) {
 		/* A decoder that holds megabytes waits for something that will not
 		 * come, or all streams together hold too much: give up on those
 		 * bytes. */
 		c->st.tcp_overflow++;
 		cap_tcp_gap(k, dir, 0, 0);
 		h->off = h->len = 0;
-		c->reasm->bytes -= h->cap;
+		R(c)->bytes -= h->cap;
 		free(h->buf);
 		h->buf = NULL;
 		h->cap = 0;
@@ -378,7 +388,7 @@ static int drain(struct bb_cap *c, struct rstream *s, int dir)
 	}
 	c->pkt_ns = save;
 	for (int j = 0; j < i; j++) {
-		c->reasm->bytes -= h->q[j].len;
+		R(c)->bytes -= h->q[j].len;
 		free(h->q[j].data);
 	}
 	memmove(h->q, h->q + i, (size_t)(h->nq - i) * sizeof h->q[0]);
@@ -387,7 +397,7 @@ static int drain(struct bb_cap *c, struct rstream *s, int dir)
 	for (int j = 0; j < h->nq; j++)
 		if (h->q[j].ts_ns < h->hole_ns)
 			h->hole_ns = h->q[j].ts_ns;
-	hold_unlink(c->reasm, s);
+	hold_unlink(R(c), s);
 	held_note(s);
 	return done;
 }
@@ -435,8 +445,8 @@ static void hold(struct bb_cap *c, struct rstream *s, int dir, uint32_t seq, con
 	q->fin = fin;
 	q->data = bb_xmalloc(n ? n : 1);
 	memcpy(q->data, p, n);
-	c->reasm->bytes += n;
-	hold_link(c->reasm, s);
+	R(c)->bytes += n;
+	hold_link(R(c), s);
 	held_note(s);
 }
 
@@ -451,7 +461,7 @@ static void segment(struct bb_cap *c, struct rstream *s, int dir, uint32_t seq, 
 		/* A hole: maybe reordering, maybe loss. Hold the segment a while. */
 		if (h->nq == CAP_HOLD_MAX)
 			skip_hole(c, s, dir);
-		if (c->reasm->bytes + n > CAP_REASM_MEM_MAX) {
+		if (R(c)->bytes + n > CAP_REASM_MEM_MAX) {
 			skip_hole(c, s, dir); /* no room to wait for the hole to fill */
 			gap_to(c, s, dir, seq);
 		} else if ((int32_t)(seq - h->next) > 0) {
@@ -473,8 +483,9 @@ static int server_is_dst(const struct bb_cap *c, uint16_t sp, uint16_t dp)
 	return d_srv != s_srv ? d_srv : dp <= sp;
 }
 
-static void pick_up(struct bb_cap *c, struct rstream **sp_, uint32_t sa, uint16_t sport,
-                    uint32_t da, uint16_t dport, uint32_t seq, uint32_t ack, int *dir)
+static void pick_up(struct bb_cap *c, struct rstream **sp_, const struct cap_addr *sa,
+                    uint16_t sport, const struct cap_addr *da, uint16_t dport, uint32_t seq,
+                    uint32_t ack, int *dir)
 {
 	struct rstream *s = *sp_;
 	if (s)
@@ -493,7 +504,8 @@ static void pick_up(struct bb_cap *c, struct rstream **sp_, uint32_t sa, uint16_
 	*sp_ = s;
 }
 
-static void tcp(struct bb_cap *c, uint32_t sa, uint32_t da, const uint8_t *p, size_t n)
+static void tcp(struct bb_cap *c, const struct cap_addr *sa, const struct cap_addr *da,
+                const uint8_t *p, size_t n)
 {
 	struct bb_rd r = bb_rd_make(p, n);
 	uint16_t sport = bb_rd_be16(&r);
@@ -509,7 +521,7 @@ static void tcp(struct bb_cap *c, uint32_t sa, uint32_t da, const uint8_t *p, si
 	}
 	const uint8_t *data = p + thl; /* thl <= n checked above */
 	size_t len = n - thl;
-	struct cap_reasm *rs = c->reasm;
+	struct cap_reasm *rs = R(c);
 	int dir = BB_DIR_C2S;
 	struct rstream *s = lookup(rs, sa, sport, da, dport, &dir);
 	int data_seg = len > 0 && (fl & F_ACK) && !(fl & (F_SYN | F_RST));
@@ -564,7 +576,8 @@ static void tcp(struct bb_cap *c, uint32_t sa, uint32_t da, const uint8_t *p, si
 		stream_free(c, s);
 }
 
-static void udp(struct bb_cap *c, uint32_t sa, uint32_t da, const uint8_t *p, size_t n)
+static void udp(struct bb_cap *c, const struct cap_addr *sa, const struct cap_addr *da,
+                const uint8_t *p, size_t n)
 {
 	struct bb_rd r = bb_rd_make(p, n);
 	uint16_t sport = bb_rd_be16(&r);
@@ -577,31 +590,9 @@ static void udp(struct bb_cap *c, uint32_t sa, uint32_t da, const uint8_t *p, si
 	cap_udp(c, sa, sport, da, dport, p + 8, (size_t)ulen - 8);
 }
 
-void cap_reasm_ip(struct bb_cap *c, const uint8_t *p, size_t n)
-{
-	struct bb_rd r = bb_rd_make(p, n);
-	uint8_t vh = bb_rd_u8(&r);
-	bb_rd_skip(&r, 1);
-	uint16_t tot = bb_rd_be16(&r);
-	bb_rd_skip(&r, 5);
-	uint8_t proto = bb_rd_u8(&r);
-	bb_rd_skip(&r, 2);
-	uint32_t sa, da;
-	const uint8_t *a = bb_rd_bytes(&r, 4), *b = bb_rd_bytes(&r, 4);
-	size_t ihl = (size_t)(vh & 15) * 4;
-	/* A packet cut by the snap length is not used (its bytes are not all
-	 * there): TCP sees a hole, as with libnids. */
-	if (!bb_rd_ok(&r) || (vh >> 4) != 4 || ihl < 20 || tot < ihl || tot > n) {
-		c->st.ip_bad++;
-		return;
-	}
-	memcpy(&sa, a, 4);
-	memcpy(&da, b, 4);
-	cap_reasm_l4(c, proto, sa, da, p + ihl, tot - ihl);
-}
-
-void cap_reasm_l4(struct bb_cap *c, uint8_t proto, uint32_t sa, uint32_t da, const uint8_t *p,
-                  size_t n)
+/* A TCP segment or UDP datagram (proto 6 or 17). */
+static void l4(struct bb_cap *c, uint8_t proto, const struct cap_addr *sa,
+               const struct cap_addr *da, const uint8_t *p, size_t n)
 {
 	if (proto == 6)
 		tcp(c, sa, da, p, n);
@@ -611,9 +602,47 @@ void cap_reasm_l4(struct bb_cap *c, uint8_t proto, uint32_t sa, uint32_t da, con
 		c->st.ip_other++;
 }
 
-void cap_reasm_expire(struct bb_cap *c, int all)
+static void reasm_ip4(struct bb_cap *c, const uint8_t *p, size_t n)
 {
-	struct cap_reasm *r = c->reasm;
+	struct bb_rd r = bb_rd_make(p, n);
+	uint8_t vh = bb_rd_u8(&r);
+	bb_rd_skip(&r, 1);
+	uint16_t tot = bb_rd_be16(&r);
+	bb_rd_skip(&r, 5);
+	uint8_t proto = bb_rd_u8(&r);
+	bb_rd_skip(&r, 2);
+	const uint8_t *a = bb_rd_bytes(&r, 4), *b = bb_rd_bytes(&r, 4);
+	size_t ihl = (size_t)(vh & 15) * 4;
+	/* A packet cut by the snap length is not used (its bytes are not all
+	 * there): TCP sees a hole, as with libnids. */
+	if (!bb_rd_ok(&r) || (vh >> 4) != 4 || ihl < 20 || tot < ihl || tot > n) {
+		c->st.ip_bad++;
+		return;
+	}
+	struct cap_addr sa, da;
+	cap_addr_from4(&sa, a);
+	cap_addr_from4(&da, b);
+	l4(c, proto, &sa, &da, p + ihl, tot - ihl);
+}
+
+/* IPv6 payloads are taken in place. */
+static void reasm_ip6(struct bb_cap *c, const uint8_t *p, size_t n)
+{
+	struct cap_l4 l;
+	int bad;
+	if (cap_ip6_l4(c, p, n, &l, &bad)) {
+		struct cap_addr sa, da;
+		memcpy(sa.b, l.src, 16);
+		memcpy(da.b, l.dst, 16);
+		l4(c, l.proto, &sa, &da, l.p, l.n);
+	} else if (bad) {
+		c->st.ip_bad++;
+	}
+}
+
+static void reasm_expire(struct bb_cap *c, int all)
+{
+	struct cap_reasm *r = R(c);
 	if (!r)
 		return;
 	/* Holes that outlived the tolerance. Skipping one may close a stream
@@ -639,16 +668,25 @@ void cap_reasm_expire(struct bb_cap *c, int all)
 	}
 }
 
-void cap_reasm_free(struct bb_cap *c)
+static void reasm_free(struct bb_cap *c)
 {
-	struct cap_reasm *r = c->reasm;
+	struct cap_reasm *r = R(c);
 	if (!r)
 		return;
-	cap_reasm_expire(c, 1);
+	reasm_expire(c, 1);
 	while (r->lru_head)
 		stream_free(c, r->lru_head);
 	assert(r->bytes == 0);
 	free(r->hash);
 	free(r);
-	c->reasm = NULL;
+	c->eng_state = NULL;
 }
+
+const struct cap_engine cap_engine_own = {
+	.name = "bbcap",
+	.new = reasm_new,
+	.free = reasm_free,
+	.ip4 = reasm_ip4,
+	.ip6 = reasm_ip6,
+	.expire = reasm_expire,
+};

@@ -86,7 +86,8 @@ struct bb_cap_stats {
 struct bb_cap;
 
 /* Returns new (free with bb_cap_free) writing records to w (borrowed; may be
- * NULL until bb_cap_set_writer), or NULL with err set. Only one capture may exist at a time (libnids is global). */
+ * NULL until bb_cap_set_writer), or NULL with err set. Only one capture with
+ * reassembly BB_CAP_RSM_LIBNIDS may exist at a time (libnids is global). */
 struct bb_cap *bb_cap_new(const struct bb_cap_opts *opts, struct bb_writer *w,
                           struct bb_err *err);
 void bb_cap_free(struct bb_cap *c);

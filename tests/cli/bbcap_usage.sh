@@ -26,16 +26,27 @@ for d in generic dns sunrpc http; do
 	grep -q "^$d " "$BB_TMP/out" || { echo "FAIL --list-decoders lacks $d"; fail=1; }
 done
 check 2 "no source" "$B"
-grep -q "Try 'bbcap --help'" "$BB_TMP/err" || { echo "FAIL usage hint"; fail=1; }
+want_err() { # want_err DESCRIPTION LINE1: a usage error in the one format of every command
+	printf '%s\n' "$2" "Try 'bbcap --help' for more information." >"$BB_TMP/want"
+	cmp -s "$BB_TMP/want" "$BB_TMP/err" || { echo "FAIL $1 message: $(cat "$BB_TMP/err")"; fail=1; }
+}
+want_err "no source" "bbcap: error: nothing to read: give -r FILE or -i IFACE"
 check 2 "bad option" "$B" --bogus
 check 2 "both -r and -i" "$B" -r x -i lo
+want_err "both -r and -i" "bbcap: error: -r and -i cannot be used together"
+check 2 "bad buffer size" "$B" -B 0 -r x
+want_err "bad buffer size" 'bbcap: error: -B: bad buffer size "0" (megabytes)'
+check 2 "empty salt" "$B" --token-salt= -r x
+want_err "empty salt" "bbcap: error: --token-salt: empty salt"
+check 2 "salt and no tokens" "$B" --token-salt=a --no-tokens -r x
+want_err "salt and no tokens" "bbcap: error: --token-salt and --no-tokens cannot be used together"
 check 2 "bad decode-as" "$B" --decode-as 80=nope -r x
 grep -q 'nope' "$BB_TMP/err" || { echo "FAIL decode-as message"; fail=1; }
 check 2 "bad decode-as port" "$B" --decode-as x=http -r x
 check 2 "bad no-decoder" "$B" --no-decoder nope -r x
 check 2 "bad count" "$B" -c 0 -r x
 check 2 "bad reassembly" "$B" --reassembly=nope -r x
-grep -q 'nope' "$BB_TMP/err" || { echo "FAIL reassembly message"; fail=1; }
+want_err "bad reassembly" 'bbcap: error: --reassembly: "nope" is neither bbcap nor libnids'
 check 1 "missing file" "$B" -r "$BB_TMP/does-not-exist.pcap"
 grep -q "^bbcap: error: $BB_TMP/does-not-exist.pcap: " "$BB_TMP/err" ||
 	{ echo "FAIL missing file message: $(cat "$BB_TMP/err")"; fail=1; }

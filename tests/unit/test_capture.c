@@ -959,6 +959,52 @@ static void t_tcp_idle_eviction(void)
 	}
 }
 
+/* The own engine keys flows by 16-byte addresses: IPv6 ones as they are,
+ * IPv4 ones mapped into IPv6. An IPv4 address in 240/4, where the libnids
+ * adapter maps IPv6 addresses (and where they were mapped for both engines
+ * before), stays itself: 240.0.0.1 is neither fd00::1 nor its flow. */
+static void t_ipv6_own_addresses(void)
+{
+	static struct cap_file f;
+	struct result r;
+	memset(&f, 0, sizeof f);
+	f.dlt = DLT_EN10MB;
+	struct ep c6 = ep6(1, 33000), s6 = ep6(2, 53), c4 = ep4(1, 33000), s4 = ep4(2, 53);
+	c4.a[0] = s4.a[0] = 240;
+	add(&f, 1000, c6, s6, 0, 0, 0, 0, dns_q, sizeof dns_q);
+	add(&f, 1001, c4, s4, 0, 0, 0, 0, dns_q, sizeof dns_q);
+	add(&f, 1002, s6, c6, 0, 0, 0, 0, dns_r, sizeof dns_r);
+	add(&f, 1003, s4, c4, 0, 0, 0, 0, dns_r, sizeof dns_r);
+	http_conn(&f, ep6(1, 40000), ep6(2, 80), 1, 2000);
+	c4.port = 40000;
+	s4.port = 80;
+	http_conn(&f, c4, s4, 1, 3000);
+	struct bb_cap_opts o;
+	memset(&o, 0, sizeof o);
+	o.server_ports = BB_CAP_PORTS_ALWAYS;
+	run1(&r, &f, &o);
+	CHECK_INT(r.n, 12);
+	CHECK_INT(r.st.udp_flows, 2);
+	CHECK_INT(r.st.tcp_streams, 2);
+	CHECK_INT(count(&r, "CALL"), 6);
+	CHECK_INT(count(&r, "RET"), 6);
+	if (r.n != 12)
+		return;
+	CHECK_STR(r.l[0].snd, "fd00::1");
+	CHECK_STR(r.l[0].rcv, "[fd00::2]:53");
+	CHECK_STR(r.l[0].id, "[fd00::1]:33000#4660");
+	CHECK_STR(r.l[1].snd, "240.0.0.1");
+	CHECK_STR(r.l[1].rcv, "240.0.0.2:53");
+	CHECK_STR(r.l[1].id, "240.0.0.1:33000#4660");
+	CHECK_STR(r.l[2].id, r.l[0].id);
+	CHECK_STR(r.l[3].id, r.l[1].id);
+	CHECK_STR(r.l[4].rcv, "[fd00::2]:80");
+	CHECK_STR(r.l[8].snd, "240.0.0.1");
+	CHECK_STR(r.l[8].rcv, "240.0.0.2:80");
+	CHECK_STR(r.l[11].op, "RET");
+	CHECK_STR(r.l[11].snd, "240.0.0.2:80");
+}
+
 /* The TCP tests again with --reassembly=libnids. */
 static void t_tcp_libnids(void)
 {
@@ -989,6 +1035,7 @@ static const struct unit_test tests[] = {
 	{"tcp_overlap", t_tcp_overlap},
 	{"tcp_fin_reuse_rst", t_tcp_fin_reuse_rst},
 	{"tcp_idle_eviction", t_tcp_idle_eviction},
+	{"ipv6_own_addresses", t_ipv6_own_addresses},
 	{"tcp_libnids", t_tcp_libnids},
 };
 
