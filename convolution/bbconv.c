@@ -144,7 +144,7 @@ static int parse_spike(const char *s, double *n, double *sd)
 /* What the command line asks for. */
 struct cli {
 	struct bb_conv_params p;
-	const char **roots; /* --root values (borrowed from argv); freed by main */
+	const char **roots; /* the --root values (into argv); main frees the array */
 	size_t nroots;
 	int format; /* 0 dot, 1 json, 2 text */
 	int lenient, stats, quiet;

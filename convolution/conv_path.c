@@ -289,12 +289,12 @@ struct step {
 	const struct conv_node *nj;
 	const uint32_t *V; /* message indices, in time order */
 	size_t nv;
-	int64_t hold_hi;              /* the latest lag followed (see hold_bound) */
-	struct spike sp[MAX_SPIKES];  /* the spikes kept, strongest first */
+	int64_t hold_hi;             /* the latest lag followed (see hold_bound) */
+	struct spike sp[MAX_SPIKES]; /* the spikes kept, strongest first */
 	size_t nsp;
-	size_t z0, nz;                /* j's messages in reach: out[z0 .. z0 + nz) */
-	uint32_t *mask;               /* per message in reach: the spikes it matched */
-	struct found *fd;             /* per destination of those messages */
+	size_t z0, nz;    /* j's messages in reach: out[z0 .. z0 + nz) */
+	uint32_t *mask;   /* per message in reach: the spikes it matched */
+	struct found *fd; /* per destination of those messages */
 	size_t nfd;
 };
 
@@ -314,9 +314,9 @@ static void correlate(struct bb_conv *c, const struct step *s)
 	else if (c->p.method == BB_CONV_DIRECT)
 		use_fft = 0;
 	else
-		use_fft = conv_fft_cost(c->fft, &s1, s->j) <
-		          (double)conv_xcorr_pairs(&s1, &s->nj->sig, c->lag_lo, c->lag_hi) +
-		              (double)s1.n;
+		use_fft =
+		    conv_fft_cost(c->fft, &s1, s->j) <
+		    (double)conv_xcorr_pairs(&s1, &s->nj->sig, c->lag_lo, c->lag_hi) + (double)s1.n;
 	if (use_fft) {
 		conv_xcorr_fft(c->fft, &s1, &s->nj->sig, s->j, c->corr);
 		c->st.xcorr_fft++;
@@ -538,8 +538,8 @@ static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv,
 /* The child vertex of s->x for destination f, its edge's delays (the kept
  * spikes, most frequent first), and the search on from it with the messages
  * W it was reached by. */
-static void follow(struct bb_conv *c, const struct step *s, const struct found *f,
-                   unsigned depth, struct pstack *ps)
+static void follow(struct bb_conv *c, const struct step *s, const struct found *f, unsigned depth,
+                   struct pstack *ps)
 {
 	uint32_t k = f->node;
 	const uint32_t *out = s->nj->out + s->z0;

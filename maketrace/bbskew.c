@@ -84,8 +84,8 @@ static int parse_args(int argc, char **argv, struct cli *cl)
 		case OPT_SKEW:
 		case OPT_DRIFT:
 			if (bb_mt_skew_parse_arg(cl->skew, optarg, c == OPT_DRIFT, &err) != 0)
-				return bb_usage_error(PROG, "%s: %s",
-				                      c == OPT_DRIFT ? "--drift" : "--skew", err.msg);
+				return bb_usage_error(
+				    PROG, "%s: %s", c == OPT_DRIFT ? "--drift" : "--skew", err.msg);
 			cl->transform = 1;
 			break;
 		case OPT_DESKEW:
@@ -151,12 +151,16 @@ static int merge(const struct cli *cl, struct bb_reader **in, const char *source
 		struct bb_reader_stats rs;
 		bb_reader_stats(in[i], &rs);
 		if (rs.skipped)
-			fprintf(stderr, PROG ": %s: skipped %" PRIu64 " bad lines (first at line %" PRIu64
-			        ")\n", bb_reader_name(in[i]), rs.skipped, rs.first_bad_line);
+			fprintf(stderr,
+			        PROG ": %s: skipped %" PRIu64 " bad lines (first at line %" PRIu64
+			             ")\n",
+			        bb_reader_name(in[i]), rs.skipped, rs.first_bad_line);
 	}
 	if (cl->n > 1 && !cl->quiet)
-		fprintf(stderr, PROG ": merged %zu traces: %" PRIu64 " records, %" PRIu64
-		        " exact duplicates dropped\n", cl->n, st.written, st.duplicates);
+		fprintf(stderr,
+		        PROG ": merged %zu traces: %" PRIu64 " records, %" PRIu64
+		             " exact duplicates dropped\n",
+		        cl->n, st.written, st.duplicates);
 	return 0;
 }
 

@@ -221,7 +221,8 @@ static int parse_args(int argc, char **argv, struct cli *cl)
 		}
 	}
 	if (optind + 1 != argc)
-		return bb_usage_error(PROG, "%s", optind == argc ? "no CONFIG given" : "one CONFIG only");
+		return bb_usage_error(PROG, "%s",
+		                      optind == argc ? "no CONFIG given" : "one CONFIG only");
 	cl->path = argv[optind];
 	return -1;
 }

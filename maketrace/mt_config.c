@@ -780,9 +780,10 @@ static int parse_step(struct ctx *c, json_t *obj, struct mt_step *st, const stru
 		if (!json_object_get(obj, *k))
 			continue;
 		if (kind)
-			return fail(c, "a step has one of \"call\", \"msg\", \"wait\", \"parallel\", "
-			               "\"choose\", \"repeat\"; this one has \"%s\" and \"%s\"", kind,
-			            *k);
+			return fail(c,
+			            "a step has one of \"call\", \"msg\", \"wait\", \"parallel\", "
+			            "\"choose\", \"repeat\"; this one has \"%s\" and \"%s\"",
+			            kind, *k);
 		kind = *k;
 	}
 	if (!kind)

@@ -89,8 +89,8 @@ static int test_option(struct cli *o, int c, const char *arg)
 	switch (c) {
 	case OPT_ALPHA:
 		if (parse_num(arg, &v) != 0 || v <= 0 || v >= 1)
-			return bb_usage_error(PROG, "--alpha: expected a number in (0, 1), not '%s'",
-			                      arg);
+			return bb_usage_error(
+			    PROG, "--alpha: expected a number in (0, 1), not '%s'", arg);
 		o->dp.alpha = v;
 		break;
 	case OPT_MIN_DELTA:
@@ -104,8 +104,8 @@ static int test_option(struct cli *o, int c, const char *arg)
 		break;
 	case OPT_MIN_SHARE:
 		if (parse_num(arg, &v) != 0 || v > 1)
-			return bb_usage_error(PROG, "--min-share: expected a number in [0, 1], not '%s'",
-			                      arg);
+			return bb_usage_error(
+			    PROG, "--min-share: expected a number in [0, 1], not '%s'", arg);
 		o->dp.min_share = v;
 		break;
 	case OPT_MIN_COUNT:

@@ -146,8 +146,10 @@ static int report(const struct cli *o)
 	if (!run)
 		fprintf(stderr, PROG ": error: %s\n", err.msg);
 	else if (!bb_rep_is_trace(run))
-		fprintf(stderr, PROG ": error: %s: bbreport needs a trace (it reads the capture's "
-		                     "health and the requests over time from it)\n", o->trace);
+		fprintf(stderr,
+		        PROG ": error: %s: bbreport needs a trace (it reads the capture's "
+		             "health and the requests over time from it)\n",
+		        o->trace);
 	else if (o->baseline && !(d = compare(o, run, &base, &err)))
 		fprintf(stderr, PROG ": error: %s\n", err.msg);
 	else
