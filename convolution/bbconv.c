@@ -114,14 +114,6 @@ static uint64_t progress_total(const char *path)
 	return n;
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, PROG ": ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'bbconv --help' for more information.\n");
-	return 2;
-}
-
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
 	char *end;
@@ -149,167 +141,174 @@ static int parse_spike(const char *s, double *n, double *sd)
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
+/* What the command line asks for. */
+struct cli {
 	struct bb_conv_params p;
-	bb_conv_params_default(&p);
-	const char **roots = NULL;
-	size_t nroots = 0;
-	int format = 0, lenient = 0, stats = 0, quiet = 0; /* format: 0 dot, 1 json, 2 text */
-	const char *outpath = NULL;
-	int opt;
+	const char **roots; /* the --root values (into argv); main frees the array */
+	size_t nroots;
+	int format; /* 0 dot, 1 json, 2 text */
+	int lenient, stats, quiet;
+	const char *outpath, *path;
+};
+
+/* An option that sets a search parameter: 0, or 2 after a usage error. */
+static int param_option(struct cli *o, int opt, const char *arg)
+{
+	struct bb_conv_params *p = &o->p;
 	uint64_t u;
-	while ((opt = getopt_long(argc, argv, "Q:o:jtqhV", long_opts, NULL)) != -1) {
+	switch (opt) {
+	case 'Q':
+		if (bb_duration_parse(arg, &p->quantum_ns) != 0 || p->quantum_ns <= 0)
+			return bb_usage_error(PROG, "bad quantum \"%s\": want seconds > 0", arg);
+		break;
+	case OPT_TOL:
+		if (bb_duration_parse(arg, &p->tolerance_ns) != 0 || p->tolerance_ns < 0)
+			return bb_usage_error(PROG, "bad tolerance \"%s\"", arg);
+		break;
+	case OPT_MAXDELAY:
+		if (bb_duration_parse(arg, &p->max_delay_ns) != 0 || p->max_delay_ns < 0)
+			return bb_usage_error(PROG, "bad maximum delay \"%s\"", arg);
+		break;
+	case OPT_SKEW:
+		if (bb_duration_parse(arg, &p->skew_ns) != 0 || p->skew_ns < 0)
+			return bb_usage_error(PROG, "bad skew allowance \"%s\"", arg);
+		break;
+	case OPT_SPIKE:
+		if (parse_spike(arg, &p->spike_n, &p->spike_s) != 0 || !(p->spike_n > p->spike_s) ||
+		    p->spike_s < 0)
+			return bb_usage_error(PROG, "bad --spike \"%s\": want N,S with N > S >= 0",
+			                      arg);
+		break;
+	case OPT_ROOT:
+		o->roots = bb_xrealloc(o->roots, (o->nroots + 1) * sizeof(*o->roots));
+		o->roots[o->nroots++] = arg;
+		break;
+	case OPT_MINCOUNT:
+		if (parse_u64(arg, UINT64_MAX, &p->min_count) != 0)
+			return bb_usage_error(PROG, "bad --min-count \"%s\"", arg);
+		break;
+	case OPT_MAXDEPTH:
+		if (parse_u64(arg, 10000, &u) != 0 || u == 0)
+			return bb_usage_error(PROG, "bad --max-depth \"%s\": want 1..10000", arg);
+		p->max_depth = (unsigned)u;
+		break;
+	case OPT_MAXVERT:
+		if (parse_u64(arg, UINT32_MAX - 2, &u) != 0 || u == 0)
+			return bb_usage_error(PROG, "bad --max-vertices \"%s\"", arg);
+		p->max_vertices = (size_t)u;
+		break;
+	case OPT_KEEP:
+		p->keep_derived = 1;
+		break;
+	case OPT_NOHOLD:
+		p->no_hold_bound = 1;
+		break;
+	case OPT_METHOD:
+		if (!strcmp(arg, "auto"))
+			p->method = BB_CONV_AUTO;
+		else if (!strcmp(arg, "fft"))
+			p->method = BB_CONV_FFT;
+		else if (!strcmp(arg, "direct"))
+			p->method = BB_CONV_DIRECT;
+		else
+			return bb_usage_error(PROG, "bad --method \"%s\": want auto, fft or direct",
+			                      arg);
+		break;
+	case OPT_CACHE:
+		if (parse_u64(arg, (uint64_t)SIZE_MAX >> 21, &u) != 0)
+			return bb_usage_error(PROG, "bad --cache-mb \"%s\"", arg);
+		p->cache_bytes = (size_t)u << 20;
+		break;
+	case OPT_TRUTH:
+		p->truth = 1;
+		break;
+	}
+	return 0;
+}
+
+/* Parses argv into o: -1 to go on, else the exit status (help, version, a
+ * usage error). */
+static int parse_args(int argc, char **argv, struct cli *o)
+{
+	int opt;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":Q:o:jtqhV", long_opts, NULL)) != -1) {
 		switch (opt) {
-		case 'Q':
-			if (bb_duration_parse(optarg, &p.quantum_ns) != 0 || p.quantum_ns <= 0)
-				return usage_error("bad quantum \"%s\": want seconds > 0", optarg);
-			break;
-		case OPT_TOL:
-			if (bb_duration_parse(optarg, &p.tolerance_ns) != 0 || p.tolerance_ns < 0)
-				return usage_error("bad tolerance \"%s\"", optarg);
-			break;
-		case OPT_MAXDELAY:
-			if (bb_duration_parse(optarg, &p.max_delay_ns) != 0 || p.max_delay_ns < 0)
-				return usage_error("bad maximum delay \"%s\"", optarg);
-			break;
-		case OPT_SKEW:
-			if (bb_duration_parse(optarg, &p.skew_ns) != 0 || p.skew_ns < 0)
-				return usage_error("bad skew allowance \"%s\"", optarg);
-			break;
-		case OPT_SPIKE:
-			if (parse_spike(optarg, &p.spike_n, &p.spike_s) != 0 ||
-			    !(p.spike_n > p.spike_s) || p.spike_s < 0)
-				return usage_error("bad --spike \"%s\": want N,S with N > S >= 0",
-				                   optarg);
-			break;
-		case OPT_ROOT:
-			roots = realloc(roots, (nroots + 1) * sizeof(*roots));
-			if (!roots) {
-				fprintf(stderr, PROG ": error: out of memory\n");
-				return 1;
-			}
-			roots[nroots++] = optarg;
-			break;
-		case OPT_MINCOUNT:
-			if (parse_u64(optarg, UINT64_MAX, &p.min_count) != 0)
-				return usage_error("bad --min-count \"%s\"", optarg);
-			break;
-		case OPT_MAXDEPTH:
-			if (parse_u64(optarg, 10000, &u) != 0 || u == 0)
-				return usage_error("bad --max-depth \"%s\": want 1..10000", optarg);
-			p.max_depth = (unsigned)u;
-			break;
-		case OPT_MAXVERT:
-			if (parse_u64(optarg, UINT32_MAX - 2, &u) != 0 || u == 0)
-				return usage_error("bad --max-vertices \"%s\"", optarg);
-			p.max_vertices = (size_t)u;
-			break;
-		case OPT_KEEP:
-			p.keep_derived = 1;
-			break;
-		case OPT_NOHOLD:
-			p.no_hold_bound = 1;
-			break;
-		case OPT_METHOD:
-			if (!strcmp(optarg, "auto"))
-				p.method = BB_CONV_AUTO;
-			else if (!strcmp(optarg, "fft"))
-				p.method = BB_CONV_FFT;
-			else if (!strcmp(optarg, "direct"))
-				p.method = BB_CONV_DIRECT;
-			else
-				return usage_error("bad --method \"%s\": want auto, fft or direct",
-				                   optarg);
-			break;
-		case OPT_CACHE:
-			if (parse_u64(optarg, (uint64_t)SIZE_MAX >> 21, &u) != 0)
-				return usage_error("bad --cache-mb \"%s\"", optarg);
-			p.cache_bytes = (size_t)u << 20;
-			break;
-		case OPT_TRUTH:
-			p.truth = 1;
-			break;
 		case OPT_LENIENT:
-			lenient = 1;
+			o->lenient = 1;
 			break;
 		case OPT_DOT:
-			format = 0;
+			o->format = 0;
 			break;
 		case 'j':
-			format = 1;
+			o->format = 1;
 			break;
 		case 't':
-			format = 2;
+			o->format = 2;
 			break;
 		case 'o':
-			outpath = optarg;
+			o->outpath = optarg;
 			break;
 		case OPT_STATS:
-			stats = 1;
+			o->stats = 1;
 			break;
 		case 'q':
-			quiet = 1;
+			o->quiet = 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			free(roots);
 			return 0;
-		case 'V':
-			printf("bbconv (bb) %s\nFFTW %s\n", BB_VERSION, bb_conv_fftw_version());
+		case 'V': {
 			char z[128];
+			printf("bbconv (bb) %s\nFFTW %s\n", BB_VERSION, bb_conv_fftw_version());
 			bb_tio_lib_versions(z, sizeof z);
 			printf("%s\n", z);
-			free(roots);
 			return 0;
+		}
+		case ':':
+		case '?':
+			return bb_usage_getopt(PROG, opt, optopt, argv[optind - 1]);
 		default:
-			free(roots);
-			fprintf(stderr, "Try 'bbconv --help' for more information.\n");
-			return 2;
+			if (param_option(o, opt, optarg) != 0)
+				return 2;
 		}
 	}
 	int64_t old_q;
-	if (quiet && optind < argc && bb_duration_parse(argv[optind], &old_q) == 0 &&
+	if (o->quiet && optind < argc && bb_duration_parse(argv[optind], &old_q) == 0 &&
 	    access(argv[optind], F_OK) != 0) {
 		/* "bbconv -q 0.01 t.tr", written before -q became --quiet */
-		free(roots);
 		fprintf(stderr, PROG ": note: -q is --quiet since bb 0.2; the quantum is -Q %s\n",
 		        argv[optind]);
-		return usage_error("\"%s\" is not a trace file", argv[optind]);
+		return bb_usage_error(PROG, "\"%s\" is not a trace file", argv[optind]);
 	}
-	if (argc - optind > 1) {
-		free(roots);
-		return usage_error("too many arguments (one trace at most): \"%s\"",
-		                   argv[optind + 1]);
-	}
-	const char *path = optind < argc ? argv[optind] : "-";
-	p.roots = roots;
-	p.nroots = nroots;
+	if (argc - optind > 1)
+		return bb_usage_error(PROG, "too many arguments (one trace at most): \"%s\"",
+		                      argv[optind + 1]);
+	o->path = optind < argc ? argv[optind] : "-";
+	o->p.roots = o->roots;
+	o->p.nroots = o->nroots;
+	return -1;
+}
 
+/* Adds every message of the trace at path to conv, with progress on a
+ * terminal; *nrec counts them. Returns 0, or the exit status after an error. */
+static int read_trace(struct bb_conv *conv, const struct cli *o, struct bb_progress *progress,
+                      uint64_t *nrec)
+{
 	struct bb_err err = {{0}};
-	struct bb_conv *conv = bb_conv_new(&p, &err);
-	if (!conv) {
-		free(roots);
-		return usage_error("%s", err.msg);
-	}
-	struct bb_reader_opts ro = {.lenient = lenient};
-	struct bb_reader *r = bb_tio_reader_open(path, &ro, &err);
+	struct bb_reader_opts ro = {.lenient = o->lenient};
+	struct bb_reader *r = bb_tio_reader_open(o->path, &ro, &err);
 	if (!r) {
 		fprintf(stderr, PROG ": error: %s\n", err.msg);
-		bb_conv_free(conv);
-		free(roots);
 		return 1;
 	}
 	struct bb_rec rec;
 	int rc;
-	struct bb_progress *progress =
-		!quiet && isatty(STDERR_FILENO) ? bb_progress_new(stderr, PROG) : NULL;
-	bb_progress_phase(progress, "reading", progress ? progress_total(path) : 0);
-	uint64_t nrec = 0;
+	bb_progress_phase(progress, "reading", progress ? progress_total(o->path) : 0);
 	while ((rc = bb_reader_next(r, &rec, &err)) > 0) {
-		if ((++nrec & 0xffff) == 0)
-			bb_progress_update(progress, nrec, " messages");
-		const char *pathattr = p.truth ? bb_rec_attr(&rec, "path", NULL) : NULL;
+		if ((++*nrec & 0xffff) == 0)
+			bb_progress_update(progress, *nrec, " messages");
+		const char *pathattr = o->p.truth ? bb_rec_attr(&rec, "path", NULL) : NULL;
 		if (bb_conv_add(conv, rec.ts_ns, rec.op, bb_reader_node(r, rec.sender),
 		                bb_reader_node(r, rec.receiver), rec.id_str, rec.id_len, pathattr,
 		                &err) != 0) {
@@ -329,14 +328,83 @@ int main(int argc, char **argv)
 	}
 	struct bb_reader_stats rs;
 	bb_reader_stats(r, &rs);
-	bb_progress_end(progress);
 	if (!status && rs.skipped)
 		fprintf(stderr,
 		        PROG ": skipped %" PRIu64 " bad lines (the first at line %" PRIu64 ")\n",
 		        rs.skipped, rs.first_bad_line);
 	bb_reader_free(r);
+	return status;
+}
 
-	bb_progress_end(progress);
+/* A cut graph is partial output: say so, like skipped lines. */
+static void warn_partial(const struct bb_conv *conv, const struct cli *o)
+{
+	struct bb_conv_stats cst;
+	bb_conv_get_stats(conv, &cst);
+	if (cst.cut_vertices)
+		fprintf(stderr, PROG ": warning: graph cut at %zu vertices (--max-vertices)\n",
+		        o->p.max_vertices);
+	else if (cst.truncated && !o->quiet)
+		fprintf(stderr, PROG ": warning: %llu paths cut at depth %u (--max-depth)\n",
+		        (unsigned long long)cst.truncated, (unsigned)o->p.max_depth);
+}
+
+/* Writes the graph in the format asked for: 0, or 1 after an error. */
+static int write_graph(const struct bb_conv *conv, const struct cli *o)
+{
+	struct bb_err err = {{0}};
+	FILE *out = stdout;
+	if (o->outpath && !(out = fopen(o->outpath, "w"))) {
+		fprintf(stderr, PROG ": error: %s: %s\n", o->outpath, strerror(errno));
+		return 1;
+	}
+	const struct bb_vgraph *g = bb_conv_graph(conv);
+	int64_t mark = bb_out_mark(out);
+	int wrc = o->format == 1   ? bb_viz_graph_json(out, g, &err)
+	          : o->format == 2 ? bb_viz_graph_text(out, g, &err)
+	                           : bb_viz_graph_dot(out, g, &err);
+	if (wrc != 0)
+		bb_out_cut(out, mark); /* a full disk leaves no torn document */
+	if (o->outpath && fclose(out) != 0 && wrc == 0) {
+		bb_err_set(&err, "write error: %s", strerror(errno));
+		wrc = BB_ERR_IO;
+	}
+	if (wrc != 0) {
+		/* name the output, as the other commands do */
+		fprintf(stderr, PROG ": error: %s: %s\n", o->outpath ? o->outpath : "<stdout>",
+		        err.msg);
+		return 1;
+	}
+	return 0;
+}
+
+static void print_stats(const struct bb_conv *conv)
+{
+	struct bb_conv_stats st;
+	bb_conv_get_stats(conv, &st);
+	fprintf(stderr,
+	        PROG ": %" PRIu64 " messages, %" PRIu64 " nodes, %" PRId64 " quanta; "
+	             "correlations: %" PRIu64 " fft, %" PRIu64 " direct; %" PRIu64
+	             " transforms of %zu points; cache %" PRIu64 " hits, %" PRIu64
+	             " misses, peak %zu bytes; suppressed: %" PRIu64 " derived, %" PRIu64
+	             " cycles, %" PRIu64 " negative, %" PRIu64 " noise; %" PRIu64 " truncated\n",
+	        st.messages, st.nodes, st.duration_quanta, st.xcorr_fft, st.xcorr_direct, st.ffts,
+	        st.fft_size, st.cache_hits, st.cache_misses, st.peak_cache_bytes,
+	        st.derived_suppressed, st.cycles_suppressed, st.negative_suppressed,
+	        st.noise_suppressed, st.truncated);
+}
+
+/* Reads the trace, searches and writes: the exit status. */
+static int run(const struct cli *o)
+{
+	struct bb_err err = {{0}};
+	struct bb_conv *conv = bb_conv_new(&o->p, &err);
+	if (!conv)
+		return bb_usage_error(PROG, "%s", err.msg);
+	struct bb_progress *progress =
+	    !o->quiet && isatty(STDERR_FILENO) ? bb_progress_new(stderr, PROG) : NULL;
+	uint64_t nrec = 0;
+	int status = read_trace(conv, o, progress, &nrec);
 	if (nrec >= 0x10000)
 		bb_progress_text(progress, "searching paths");
 	if (!status && bb_conv_run(conv, &err) != 0) {
@@ -344,60 +412,23 @@ int main(int argc, char **argv)
 		status = 2;
 	}
 	bb_progress_free(progress);
-	if (!status) {
-		/* a cut graph is partial output: say so, like skipped lines */
-		struct bb_conv_stats cst;
-		bb_conv_get_stats(conv, &cst);
-		if (cst.cut_vertices)
-			fprintf(stderr,
-			        PROG ": warning: graph cut at %zu vertices (--max-vertices)\n",
-			        p.max_vertices);
-		else if (cst.truncated && !quiet)
-			fprintf(stderr,
-			        PROG ": warning: %llu paths cut at depth %u (--max-depth)\n",
-			        (unsigned long long)cst.truncated, (unsigned)p.max_depth);
-	}
-	if (!status) {
-		FILE *out = stdout;
-		if (outpath && !(out = fopen(outpath, "w"))) {
-			fprintf(stderr, PROG ": error: %s: %s\n", outpath, strerror(errno));
-			status = 1;
-		} else {
-			const struct bb_vgraph *g = bb_conv_graph(conv);
-			int64_t mark = bb_out_mark(out);
-			int wrc = format == 1   ? bb_viz_graph_json(out, g, &err)
-			          : format == 2 ? bb_viz_graph_text(out, g, &err)
-			                        : bb_viz_graph_dot(out, g, &err);
-			if (wrc != 0)
-				bb_out_cut(out, mark); /* a full disk leaves no torn document */
-			if (outpath && fclose(out) != 0 && wrc == 0) {
-				bb_err_set(&err, "write error: %s", strerror(errno));
-				wrc = BB_ERR_IO;
-			}
-			if (wrc != 0) {
-				/* name the output, as the other commands do */
-				fprintf(stderr, PROG ": error: %s: %s\n",
-				        outpath ? outpath : "<stdout>", err.msg);
-				status = 1;
-			}
-		}
-	}
-	if (!status && stats) {
-		struct bb_conv_stats st;
-		bb_conv_get_stats(conv, &st);
-		fprintf(stderr,
-		        PROG ": %" PRIu64 " messages, %" PRIu64 " nodes, %" PRId64 " quanta; "
-		             "correlations: %" PRIu64 " fft, %" PRIu64 " direct; %" PRIu64
-		             " transforms of %zu points; cache %" PRIu64 " hits, %" PRIu64
-		             " misses, peak %zu bytes; suppressed: %" PRIu64 " derived, %" PRIu64
-		             " cycles, %" PRIu64 " negative, %" PRIu64 " noise; %" PRIu64
-		             " truncated\n",
-		        st.messages, st.nodes, st.duration_quanta, st.xcorr_fft, st.xcorr_direct,
-		        st.ffts, st.fft_size, st.cache_hits, st.cache_misses, st.peak_cache_bytes,
-		        st.derived_suppressed, st.cycles_suppressed, st.negative_suppressed,
-		        st.noise_suppressed, st.truncated);
-	}
+	if (!status)
+		warn_partial(conv, o);
+	if (!status)
+		status = write_graph(conv, o);
+	if (!status && o->stats)
+		print_stats(conv);
 	bb_conv_free(conv);
-	free(roots);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli o = {.format = 0};
+	bb_conv_params_default(&o.p);
+	int status = parse_args(argc, argv, &o);
+	if (status < 0)
+		status = run(&o);
+	free(o.roots);
 	return status;
 }

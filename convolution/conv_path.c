@@ -282,31 +282,31 @@ static double binomial_need(double n, double p, double a)
 	return x;
 }
 
-/* ProcessNode(j, x_j, V): V (message indices, in time order) reached vertex x. */
-static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv, unsigned depth,
-                    struct pstack *ps)
-{
-	uint32_t j = c->verts[x].node;
-	struct conv_node *nj = &c->nodes[j];
-	if (nv == 0 || nj->nout == 0)
-		return;
-	/* A path that comes back to its root ends there: what the root sends
-	 * next (the client's next request) starts a new path. */
-	if (ps->n && ps->from[0] == j)
-		return;
-	if (depth >= c->p.max_depth || c->nverts >= c->p.max_vertices) {
-		c->st.truncated++;
-		if (c->nverts >= c->p.max_vertices)
-			c->st.cut_vertices++;
-		return;
-	}
+/* One step of the search (ProcessNode): the vertex x of node j reached by the
+ * messages V, and what correlating V with j's messages found there. */
+struct step {
+	uint32_t x, j;
+	const struct conv_node *nj;
+	const uint32_t *V; /* message indices, in time order */
+	size_t nv;
+	int64_t hold_hi;             /* the latest lag followed (see hold_bound) */
+	struct spike sp[MAX_SPIKES]; /* the spikes kept, strongest first */
+	size_t nsp;
+	size_t z0, nz;    /* j's messages in reach: out[z0 .. z0 + nz) */
+	uint32_t *mask;   /* per message in reach: the spikes it matched */
+	struct found *fd; /* per destination of those messages */
+	size_t nfd;
+};
 
-	/* FindCorrelation(V, T_j), over the lag window only. */
+/* FindCorrelation(V, T_j), over the lag window only, into c->corr: by FFT
+ * or directly, whichever is asked for or (auto) cheaper. */
+static void correlate(struct bb_conv *c, const struct step *s)
+{
 	struct conv_sig s1 = {0};
-	int64_t *qs = bb_xmalloc(nv * sizeof(*qs));
-	for (size_t i = 0; i < nv; i++)
-		qs[i] = conv_quantum(c, c->msgs[V[i]].ts_ns);
-	conv_sig_from_quanta(&s1, qs, nv);
+	int64_t *qs = bb_xmalloc(s->nv * sizeof(*qs));
+	for (size_t i = 0; i < s->nv; i++)
+		qs[i] = conv_quantum(c, c->msgs[s->V[i]].ts_ns);
+	conv_sig_from_quanta(&s1, qs, s->nv);
 	free(qs);
 	int use_fft;
 	if (c->p.method == BB_CONV_FFT)
@@ -315,24 +315,49 @@ static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv,
 		use_fft = 0;
 	else
 		use_fft =
-		    conv_fft_cost(c->fft, &s1, j) <
-		    (double)conv_xcorr_pairs(&s1, &nj->sig, c->lag_lo, c->lag_hi) + (double)s1.n;
-	size_t L = (size_t)(c->lag_hi - c->lag_lo + 1);
+		    conv_fft_cost(c->fft, &s1, s->j) <
+		    (double)conv_xcorr_pairs(&s1, &s->nj->sig, c->lag_lo, c->lag_hi) + (double)s1.n;
 	if (use_fft) {
-		conv_xcorr_fft(c->fft, &s1, &nj->sig, j, c->corr);
+		conv_xcorr_fft(c->fft, &s1, &s->nj->sig, s->j, c->corr);
 		c->st.xcorr_fft++;
 	} else {
-		conv_xcorr_direct(&s1, &nj->sig, c->lag_lo, c->lag_hi, c->corr);
+		conv_xcorr_direct(&s1, &s->nj->sig, c->lag_lo, c->lag_hi, c->corr);
 		c->st.xcorr_direct++;
 	}
 	conv_sig_free(&s1);
+}
 
-	/* Spikes, strongest first; negative lags dropped. They are looked for
-	 * in the correlation minus its sliding median over 2 DETREND + 1 lags:
-	 * with dense signals the correlation also follows slow swings of load
-	 * (over seconds), which would otherwise dominate its deviation. */
+/* The hold bound: when V are calls into j or returns to j, and j answers
+ * calls (CALL/RET pairs with ids), whatever j sends on behalf of a message
+ * of V it sends before it returns, so no later than the longest call into
+ * j. A later spike is a coincidence of load (bursts repeat), not a cause.
+ * One-way messages (MSG) have no such bound. Returns the latest lag to
+ * follow, in quanta. */
+static int64_t hold_bound(const struct bb_conv *c, const struct step *s)
+{
+	int64_t hold_hi = c->follow_hi;
+	if (!c->p.no_hold_bound && s->nj->paired) {
+		int oneway = 0;
+		for (size_t i = 0; i < s->nv && !oneway; i++)
+			oneway = c->msgs[s->V[i]].op == BB_MSG;
+		int64_t mu0 = c->p.quantum_ns;
+		int64_t lim = (s->nj->hold_max + c->p.tolerance_ns + mu0 - 1) / mu0;
+		if (!oneway && lim < hold_hi)
+			hold_hi = lim;
+	}
+	return hold_hi;
+}
+
+/* Spikes of c->corr, strongest first, into s->sp; negative lags and lags
+ * past the hold bound dropped. They are looked for in the correlation minus
+ * its sliding median over 2 DETREND + 1 lags: with dense signals the
+ * correlation also follows slow swings of load (over seconds), which would
+ * otherwise dominate its deviation. */
+static void pick_spikes(struct bb_conv *c, struct step *s)
+{
+	size_t L = (size_t)(c->lag_hi - c->lag_lo + 1);
 	conv_detrend(c->corr, L, DETREND, c->resid);
-	double *r = c->resid;
+	const double *r = c->resid;
 	size_t zero = (size_t)-c->lag_lo, top = 0;
 	for (size_t i = 1; i < L; i++)
 		if (r[i] > r[top])
@@ -340,74 +365,60 @@ static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv,
 	if (top < zero)
 		c->st.negative_suppressed++; /* the strongest correlation is anti-causal */
 	size_t nfound = conv_spikes(r, L, zero, c->p.spike_n, c->p.spike_s, c->spk, L);
-	/* The hold bound: when V are calls into j or returns to j, and j answers
-	 * calls (CALL/RET pairs with ids), whatever j sends on behalf of a
-	 * message of V it sends before it returns, so no later than the longest
-	 * call into j. A later spike is a coincidence of load (bursts repeat), not
-	 * a cause. One-way messages (MSG) have no such bound. */
-	int64_t hold_hi = c->follow_hi;
-	if (!c->p.no_hold_bound && nj->paired) {
-		int oneway = 0;
-		for (size_t i = 0; i < nv && !oneway; i++)
-			oneway = c->msgs[V[i]].op == BB_MSG;
-		int64_t mu0 = c->p.quantum_ns;
-		int64_t lim = (nj->hold_max + c->p.tolerance_ns + mu0 - 1) / mu0;
-		if (!oneway && lim < hold_hi)
-			hold_hi = lim;
-	}
-	struct spike sp[MAX_SPIKES];
-	size_t nsp = 0;
-	{
-		struct spike *all = bb_xmalloc((nfound ? nfound : 1) * sizeof(*all));
-		size_t na = 0;
-		for (size_t i = 0; i < nfound; i++) {
-			int64_t lag = c->lag_lo + (int64_t)c->spk[i];
-			if (lag > c->follow_hi)
-				continue;
-			if (lag > hold_hi) {
-				c->st.hold_suppressed++;
-				continue;
-			}
-			/* C(d) roughly counts the message pairs at lag d: a spike lower
-			 * than half the noise threshold cannot carry an edge. */
-			if (r[c->spk[i]] < (double)c->p.min_count / 2)
-				continue;
-			all[na].lag = lag;
-			all[na].height = r[c->spk[i]];
-			na++;
+	struct spike *all = bb_xmalloc((nfound ? nfound : 1) * sizeof(*all));
+	size_t na = 0;
+	for (size_t i = 0; i < nfound; i++) {
+		int64_t lag = c->lag_lo + (int64_t)c->spk[i];
+		if (lag > c->follow_hi)
+			continue;
+		if (lag > s->hold_hi) {
+			c->st.hold_suppressed++;
+			continue;
 		}
-		qsort(all, na, sizeof(*all), cmp_spike_height);
-		nsp = na < MAX_SPIKES ? na : MAX_SPIKES;
-		memcpy(sp, all, nsp * sizeof(*sp));
-		free(all);
+		/* C(d) roughly counts the message pairs at lag d: a spike lower
+		 * than half the noise threshold cannot carry an edge. */
+		if (r[c->spk[i]] < (double)c->p.min_count / 2)
+			continue;
+		all[na].lag = lag;
+		all[na].height = r[c->spk[i]];
+		na++;
 	}
-	if (nsp == 0)
-		return;
+	qsort(all, na, sizeof(*all), cmp_spike_height);
+	s->nsp = na < MAX_SPIKES ? na : MAX_SPIKES;
+	memcpy(s->sp, all, s->nsp * sizeof(*s->sp));
+	free(all);
+}
 
-	/* FindCausedMessages: the messages of T_j sent d +- v after one of V. */
+/* FindCausedMessages, the range: j's messages sent d +- v after one of V for
+ * some spike d, as s->z0 and s->nz. Returns 0 when there are none. */
+static int caused_range(const struct bb_conv *c, struct step *s)
+{
 	int64_t mu = c->p.quantum_ns, tol = c->p.tolerance_ns;
 	int64_t minshift = INT64_MAX, maxshift = INT64_MIN;
-	for (size_t s = 0; s < nsp; s++) {
-		minshift = sp[s].lag * mu < minshift ? sp[s].lag * mu : minshift;
-		maxshift = sp[s].lag * mu > maxshift ? sp[s].lag * mu : maxshift;
+	for (size_t k = 0; k < s->nsp; k++) {
+		minshift = s->sp[k].lag * mu < minshift ? s->sp[k].lag * mu : minshift;
+		maxshift = s->sp[k].lag * mu > maxshift ? s->sp[k].lag * mu : maxshift;
 	}
-	size_t z0 = out_lower(c, nj, c->msgs[V[0]].ts_ns + minshift - tol);
-	size_t z1 = out_lower(c, nj, c->msgs[V[nv - 1]].ts_ns + maxshift + tol + 1);
+	size_t z0 = out_lower(c, s->nj, c->msgs[s->V[0]].ts_ns + minshift - tol);
+	size_t z1 = out_lower(c, s->nj, c->msgs[s->V[s->nv - 1]].ts_ns + maxshift + tol + 1);
 	if (z1 <= z0)
-		return;
-	size_t nz = z1 - z0;
-	uint32_t *mask = bb_xcalloc(nz, sizeof(*mask));
+		return 0;
+	s->z0 = z0;
+	s->nz = z1 - z0;
+	return 1;
+}
 
-	/* Group by destination (offsets into the range, in time order), then
-	 * match each spike one to one: a message of V causes at most one
-	 * message to each destination at each delay. Without this, on a busy
-	 * edge with a coarse quantum nearly every message lies within +- v of
-	 * some message of V, and W swells past V (the path loses its identity). */
+/* The destinations of the messages in reach, in order of first sight, into
+ * s->fd (with nin counted); returns new (caller frees) the index into s->fd
+ * of each message's destination. */
+static uint32_t *group_by_dest(const struct bb_conv *c, struct step *s)
+{
+	const uint32_t *out = s->nj->out + s->z0;
+	size_t nz = s->nz, nfd = 0, capfd = 0;
 	struct found *fd = NULL;
-	size_t nfd = 0, capfd = 0;
 	uint32_t *dest = bb_xmalloc(nz * sizeof(*dest));
 	for (size_t z = 0; z < nz; z++) {
-		uint32_t k = c->msgs[nj->out[z0 + z]].receiver;
+		uint32_t k = c->msgs[out[z]].receiver;
 		size_t f = 0;
 		while (f < nfd && fd[f].node != k)
 			f++;
@@ -422,30 +433,46 @@ static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv,
 		dest[z] = (uint32_t)f;
 		fd[f].nin++;
 	}
-	/* Spikes in order of height (sp is sorted so): a message claimed by a
-	 * stronger spike is not counted again by a weaker one, and a message of V
-	 * that caused one message to this destination causes no other. */
+	s->fd = fd;
+	s->nfd = nfd;
+	return dest;
+}
+
+/* Matches each spike one to one, per destination: a message of V causes at
+ * most one message to each destination at each delay. Without this, on a
+ * busy edge with a coarse quantum nearly every message lies within +- v of
+ * some message of V, and W swells past V (the path loses its identity).
+ * Spikes in order of height (s->sp is sorted so): a message claimed by a
+ * stronger spike is not counted again by a weaker one, and a message of V
+ * that caused one message to this destination causes no other. Sets
+ * s->mask and the per-spike counts of s->fd. */
+static void match_spikes(const struct bb_conv *c, struct step *s, const uint32_t *dest)
+{
+	const struct conv_msg *msgs = c->msgs;
+	const uint32_t *V = s->V, *out = s->nj->out + s->z0;
+	size_t nv = s->nv, nz = s->nz;
+	int64_t mu = c->p.quantum_ns, tol = c->p.tolerance_ns;
+	uint32_t *mask = s->mask;
+	struct found *fd = s->fd;
 	uint32_t *list = bb_xmalloc(nz * sizeof(*list));
 	unsigned char *used = bb_xmalloc(nv);
-	for (size_t f = 0; f < nfd; f++) {
+	for (size_t f = 0; f < s->nfd; f++) {
 		memset(used, 0, nv);
 		size_t n = 0;
 		for (size_t z = 0; z < nz; z++)
 			if (dest[z] == f)
 				list[n++] = (uint32_t)z;
-		for (size_t s = 0; s < nsp; s++) {
+		for (size_t k = 0; k < s->nsp; k++) {
 			size_t p = 0;
-			int64_t shift = sp[s].lag * mu;
+			int64_t shift = s->sp[k].lag * mu;
 			for (size_t i = 0; i < nv; i++) {
-				int64_t lo = c->msgs[V[i]].ts_ns + shift - tol, hi = lo + 2 * tol;
-				while (p < n && (c->msgs[nj->out[z0 + list[p]]].ts_ns < lo ||
-				                 (mask[list[p]] &&
-				                  c->msgs[nj->out[z0 + list[p]]].ts_ns <= hi)))
+				int64_t lo = msgs[V[i]].ts_ns + shift - tol, hi = lo + 2 * tol;
+				while (p < n && (msgs[out[list[p]]].ts_ns < lo ||
+				                 (mask[list[p]] && msgs[out[list[p]]].ts_ns <= hi)))
 					p++;
-				if (!used[i] && p < n &&
-				    c->msgs[nj->out[z0 + list[p]]].ts_ns <= hi) {
-					mask[list[p]] |= UINT32_C(1) << s;
-					fd[f].per[s]++;
+				if (!used[i] && p < n && msgs[out[list[p]]].ts_ns <= hi) {
+					mask[list[p]] |= UINT32_C(1) << k;
+					fd[f].per[k]++;
 					used[i] = 1;
 					p++;
 				}
@@ -454,18 +481,25 @@ static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv,
 	}
 	free(used);
 	free(list);
-	free(dest);
-	/* Noise: besides min_count, a delay must match clearly more messages
-	 * than chance does. Chance is measured, not modelled (requests cluster
-	 * in sessions, so V is far from uniform): the same matching at NULLS
-	 * shifts far from every spike (and within the trace: see null_counts)
-	 * counts per destination how many of its n messages fall within +- v of
-	 * V by accident, a fraction p (one chance match added, so that a null
-	 * that saw none does not promise none). A delay needs a count that
-	 * Binomial(n, p) reaches with probability under alpha, the normal tail
-	 * at N deviations (the paper's threshold), summed exactly: the normal
-	 * approximation overstates the tail when n p is small. */
-	null_counts(c, nj, V, nv, sp, nsp, hold_hi < c->follow_hi ? hold_hi : 0, fd, nfd);
+}
+
+/* Noise: besides min_count, a delay must match clearly more messages than
+ * chance does. Chance is measured, not modelled (requests cluster in
+ * sessions, so V is far from uniform): the same matching at NULLS shifts far
+ * from every spike (and within the trace: see null_counts) counts per
+ * destination how many of its n messages fall within +- v of V by accident,
+ * a fraction p (one chance match added, so that a null that saw none does
+ * not promise none). A delay needs a count that Binomial(n, p) reaches with
+ * probability under alpha, the normal tail at N deviations (the paper's
+ * threshold), summed exactly: the normal approximation overstates the tail
+ * when n p is small. Sets each destination's kept spikes and the messages
+ * they keep (total), and sorts s->fd by that total. */
+static void keep_delays(struct bb_conv *c, struct step *s)
+{
+	struct found *fd = s->fd;
+	size_t nfd = s->nfd;
+	null_counts(c, s->nj, s->V, s->nv, s->sp, s->nsp,
+	            s->hold_hi < c->follow_hi ? s->hold_hi : 0, fd, nfd);
 	double alpha = normal_tail(c->p.spike_n);
 	for (size_t f = 0; f < nfd; f++) {
 		/* too few messages at the null shifts (a short trace) say nothing */
@@ -480,27 +514,102 @@ static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv,
 		/* min_count applies to the edge (all its delays together, below);
 		 * a single delay needs half of it, and at least 2 messages. */
 		uint64_t mind = c->p.min_count / 2 > 2 ? c->p.min_count / 2 : 2;
-		for (size_t s = 0; s < nsp; s++)
-			if (fd[f].per[s] >= mind && (double)fd[f].per[s] >= need)
-				fd[f].kept |= UINT32_C(1) << s;
-			else if (fd[f].per[s] >= mind)
+		for (size_t k = 0; k < s->nsp; k++)
+			if (fd[f].per[k] >= mind && (double)fd[f].per[k] >= need)
+				fd[f].kept |= UINT32_C(1) << k;
+			else if (fd[f].per[k] >= mind)
 				c->st.noise_suppressed++;
 	}
-	for (size_t z = 0; z < nz; z++) {
+	const uint32_t *out = s->nj->out + s->z0, *mask = s->mask;
+	for (size_t z = 0; z < s->nz; z++) {
 		if (!mask[z])
 			continue;
-		uint32_t k = c->msgs[nj->out[z0 + z]].receiver;
+		uint32_t k = c->msgs[out[z]].receiver;
 		for (size_t f = 0; f < nfd; f++)
 			if (fd[f].node == k && (mask[z] & fd[f].kept))
 				fd[f].total++;
 	}
 	qsort(fd, nfd, sizeof(*fd), cmp_found);
+}
 
-	for (size_t f = 0; f < nfd; f++) {
-		if (!fd[f].kept || fd[f].total < c->p.min_count || fd[f].total == 0)
+static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv, unsigned depth,
+                    struct pstack *ps);
+
+/* The child vertex of s->x for destination f, its edge's delays (the kept
+ * spikes, most frequent first), and the search on from it with the messages
+ * W it was reached by. */
+static void follow(struct bb_conv *c, const struct step *s, const struct found *f, unsigned depth,
+                   struct pstack *ps)
+{
+	uint32_t k = f->node;
+	const uint32_t *out = s->nj->out + s->z0;
+	uint32_t *W = bb_xmalloc(f->total * sizeof(*W));
+	size_t nw = 0;
+	for (size_t z = 0; z < s->nz; z++) {
+		uint32_t m = out[z];
+		if ((s->mask[z] & f->kept) && c->msgs[m].receiver == k)
+			W[nw++] = m;
+	}
+	uint32_t y = new_vert(c, k, s->x, nw);
+	struct conv_vert *vy = &c->verts[y];
+	for (size_t i = 0; i < s->nsp; i++) {
+		if (!(f->kept & (UINT32_C(1) << i)))
 			continue;
-		uint32_t k = fd[f].node;
-		if (on_path(ps, j, k)) {
+		vy->delays = bb_xrealloc(vy->delays, (vy->ndelays + 1) * sizeof(*vy->delays));
+		vy->delays[vy->ndelays].delay_ns = s->sp[i].lag * c->p.quantum_ns;
+		vy->delays[vy->ndelays].count = f->per[i];
+		vy->ndelays++;
+	}
+	qsort(vy->delays, vy->ndelays, sizeof(*vy->delays), cmp_delay);
+	ps->from[ps->n] = s->j;
+	ps->to[ps->n] = k;
+	ps->n++;
+	process(c, y, W, nw, depth + 1, ps);
+	ps->n--;
+	free(W);
+}
+
+/* Whether the search stops at vertex x of node j before correlating. */
+static int search_ends(struct bb_conv *c, uint32_t j, size_t nv, unsigned depth,
+                       const struct pstack *ps)
+{
+	if (nv == 0 || c->nodes[j].nout == 0)
+		return 1;
+	/* A path that comes back to its root ends there: what the root sends
+	 * next (the client's next request) starts a new path. */
+	if (ps->n && ps->from[0] == j)
+		return 1;
+	if (depth >= c->p.max_depth || c->nverts >= c->p.max_vertices) {
+		c->st.truncated++;
+		if (c->nverts >= c->p.max_vertices)
+			c->st.cut_vertices++;
+		return 1;
+	}
+	return 0;
+}
+
+/* ProcessNode(j, x_j, V): V (message indices, in time order) reached vertex x. */
+static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv, unsigned depth,
+                    struct pstack *ps)
+{
+	uint32_t j = c->verts[x].node;
+	if (search_ends(c, j, nv, depth, ps))
+		return;
+	struct step s = {.x = x, .j = j, .nj = &c->nodes[j], .V = V, .nv = nv};
+	correlate(c, &s);
+	s.hold_hi = hold_bound(c, &s);
+	pick_spikes(c, &s);
+	if (s.nsp == 0 || !caused_range(c, &s))
+		return;
+	s.mask = bb_xcalloc(s.nz, sizeof(*s.mask));
+	uint32_t *dest = group_by_dest(c, &s);
+	match_spikes(c, &s, dest);
+	free(dest);
+	keep_delays(c, &s);
+	for (size_t f = 0; f < s.nfd; f++) {
+		if (!s.fd[f].kept || s.fd[f].total < c->p.min_count || s.fd[f].total == 0)
+			continue;
+		if (on_path(ps, j, s.fd[f].node)) {
 			c->st.cycles_suppressed++;
 			continue;
 		}
@@ -509,34 +618,10 @@ static void process(struct bb_conv *c, uint32_t x, const uint32_t *V, size_t nv,
 			c->st.cut_vertices++;
 			break;
 		}
-		uint32_t *W = bb_xmalloc(fd[f].total * sizeof(*W));
-		size_t nw = 0;
-		for (size_t z = 0; z < nz; z++) {
-			uint32_t m = nj->out[z0 + z];
-			if ((mask[z] & fd[f].kept) && c->msgs[m].receiver == k)
-				W[nw++] = m;
-		}
-		uint32_t y = new_vert(c, k, x, nw);
-		struct conv_vert *vy = &c->verts[y];
-		for (size_t s = 0; s < nsp; s++) {
-			if (!(fd[f].kept & (UINT32_C(1) << s)))
-				continue;
-			vy->delays =
-			    bb_xrealloc(vy->delays, (vy->ndelays + 1) * sizeof(*vy->delays));
-			vy->delays[vy->ndelays].delay_ns = sp[s].lag * mu;
-			vy->delays[vy->ndelays].count = fd[f].per[s];
-			vy->ndelays++;
-		}
-		qsort(vy->delays, vy->ndelays, sizeof(*vy->delays), cmp_delay);
-		ps->from[ps->n] = j;
-		ps->to[ps->n] = k;
-		ps->n++;
-		process(c, y, W, nw, depth + 1, ps);
-		ps->n--;
-		free(W);
+		follow(c, &s, &s.fd[f], depth, ps);
 	}
-	free(fd);
-	free(mask);
+	free(s.fd);
+	free(s.mask);
 	if (!c->p.keep_derived)
 		suppress_derived(c, x);
 }

@@ -168,14 +168,11 @@ static void root_paths(const struct bb_conv *c, uint32_t v, struct sbuf *prefix,
 	prefix->s[keep] = '\0';
 }
 
-struct bb_vval *conv_truth(const struct bb_conv *c)
+/* Ground truth from path= attributes: the pattern of each path instance into
+ * tp (one count per instance), its consecutive edge pairs with their delays
+ * into tt. */
+static void true_patterns(const struct bb_conv *c, struct kset *tp, struct kset *tt)
 {
-	struct bb_vval *acc = bb_vval_object();
-	if (!c->has_paths) {
-		bb_vval_set(acc, "available", bb_vval_bool(0));
-		return acc;
-	}
-	bb_vval_set(acc, "available", bb_vval_bool(1));
 	uint32_t np = bb_intern_count(c->paths);
 	/* instances: messages grouped by path, in time order (msgs are sorted) */
 	uint32_t *start = bb_xcalloc((size_t)np + 1, sizeof(*start));
@@ -192,7 +189,6 @@ struct bb_vval *conv_truth(const struct bb_conv *c)
 			order[fill[c->msgs[m].path]++] = (uint32_t)m;
 	free(fill);
 
-	struct kset tp = {.in = bb_intern_new()}, tt = {.in = bb_intern_new()};
 	struct sbuf key = {0}, tk = {0};
 	for (uint32_t p = 0; p < np; p++) {
 		key.n = 0;
@@ -210,46 +206,56 @@ struct bb_vval *conv_truth(const struct bb_conv *c)
 			if (a > start[p] && c->msgs[order[a - 1]].receiver == m->sender) {
 				const struct conv_msg *pm = &c->msgs[order[a - 1]];
 				triple_key(c, pm->sender, m->sender, m->receiver, &tk);
-				uint32_t t = ks_add(&tt, tk.s, 1);
-				tt.delays[t] =
-				    bb_xrealloc(tt.delays[t], (tt.ndel[t] + 1) * sizeof(int64_t));
-				tt.delays[t][tt.ndel[t]++] = m->ts_ns - pm->ts_ns;
+				uint32_t t = ks_add(tt, tk.s, 1);
+				tt->delays[t] =
+				    bb_xrealloc(tt->delays[t], (tt->ndel[t] + 1) * sizeof(int64_t));
+				tt->delays[t][tt->ndel[t]++] = m->ts_ns - pm->ts_ns;
 			}
 		}
 		if (start[p + 1] > start[p])
-			ks_add(&tp, key.s, 1);
+			ks_add(tp, key.s, 1);
 	}
+	free(key.s);
+	free(tk.s);
 	free(order);
 	free(start);
+}
 
-	/* inferred paths and triples */
-	struct kset ip = {.in = bb_intern_new()}, it = {.in = bb_intern_new()};
-	struct sbuf prefix = {0};
+/* The inferred side: root-to-leaf paths of the live vertices into ip, edge
+ * triples with their most frequent delay into it. */
+static void inferred_patterns(const struct bb_conv *c, struct kset *ip, struct kset *it)
+{
+	struct sbuf prefix = {0}, tk = {0};
 	sb_add(&prefix, "");
 	for (uint32_t v = 0; v < c->nverts; v++)
 		if (c->verts[v].parent == BB_NONE && !c->verts[v].dead)
-			root_paths(c, v, &prefix, &ip);
+			root_paths(c, v, &prefix, ip);
 	for (uint32_t v = 0; v < c->nverts; v++) {
 		const struct conv_vert *y = &c->verts[v];
 		if (y->dead || y->parent == BB_NONE || c->verts[y->parent].parent == BB_NONE)
 			continue;
 		const struct conv_vert *x = &c->verts[y->parent], *w = &c->verts[x->parent];
 		triple_key(c, w->node, x->node, y->node, &tk);
-		uint32_t t = ks_add(&it, tk.s, y->count);
-		if (y->ndelays && (it.ndel[t] == 0))
-			it.inferred_delay[t] = y->delays[0].delay_ns;
-		it.ndel[t] = 1;
+		uint32_t t = ks_add(it, tk.s, y->count);
+		if (y->ndelays && (it->ndel[t] == 0))
+			it->inferred_delay[t] = y->delays[0].delay_ns;
+		it->ndel[t] = 1;
 	}
+	free(prefix.s);
+	free(tk.s);
+}
 
-	uint64_t minc = c->p.min_count ? c->p.min_count : 1;
-	/* paths */
-	uint32_t ntp = bb_intern_count(tp.in), nip = bb_intern_count(ip.in);
+/* Paths: true and false positives and negatives into acc's "paths". */
+static void score_paths(struct bb_vval *acc, const struct kset *tp, const struct kset *ip,
+                        uint64_t minc)
+{
+	uint32_t ntp = bb_intern_count(tp->in), nip = bb_intern_count(ip->in);
 	unsigned char *tp_found = bb_xcalloc(ntp ? ntp : 1, 1),
 	              *ip_ok = bb_xcalloc(nip ? nip : 1, 1);
 	uint64_t p_tp = 0, p_fn = 0, t_freq = 0;
 	for (uint32_t i = 0; i < nip; i++) {
-		const char *s = bb_intern_str(ip.in, i);
-		uint32_t t = bb_intern_find(tp.in, s, strlen(s));
+		const char *s = bb_intern_str(ip->in, i);
+		uint32_t t = bb_intern_find(tp->in, s, strlen(s));
 		if (t != BB_NONE) {
 			ip_ok[i] = 1;
 			tp_found[t] = 1;
@@ -257,7 +263,7 @@ struct bb_vval *conv_truth(const struct bb_conv *c)
 		}
 	}
 	for (uint32_t t = 0; t < ntp; t++)
-		if (tp.count[t] >= minc) {
+		if (tp->count[t] >= minc) {
 			t_freq++;
 			p_fn += !tp_found[t];
 		}
@@ -277,7 +283,7 @@ struct bb_vval *conv_truth(const struct bb_conv *c)
 	for (size_t ci = 0; ci < 3; ci++) {
 		uint64_t nfp = 0, ninf = 0;
 		for (uint32_t i = 0; i < nip; i++)
-			if (ip.count[i] >= cut[ci]) {
+			if (ip->count[i] >= cut[ci]) {
 				ninf++;
 				nfp += !ip_ok[i];
 			}
@@ -287,26 +293,30 @@ struct bb_vval *conv_truth(const struct bb_conv *c)
 		bb_vval_set_int(o, "inferred", (int64_t)ninf);
 		bb_vval_set_int(o, "false_positives", (int64_t)nfp);
 	}
-	bb_vval_set(po, "top_false_negatives", top_list(&tp, tp_found, minc));
-	bb_vval_set(po, "top_false_positives", top_list(&ip, ip_ok, 1));
+	bb_vval_set(po, "top_false_negatives", top_list(tp, tp_found, minc));
+	bb_vval_set(po, "top_false_positives", top_list(ip, ip_ok, 1));
+	free(tp_found);
+	free(ip_ok);
+}
 
-	/* edge triples and their delays */
-	uint32_t ntt = bb_intern_count(tt.in), nit = bb_intern_count(it.in);
-	unsigned char *tt_found = bb_xcalloc(ntt ? ntt : 1, 1),
-	              *it_ok = bb_xcalloc(nit ? nit : 1, 1);
+/* Edge triples and their delays into acc's "edges" (sorts tt's delays). */
+static void score_edges(const struct bb_conv *c, struct bb_vval *acc, struct kset *tt,
+                        const struct kset *it, uint64_t minc)
+{
+	uint32_t ntt = bb_intern_count(tt->in), nit = bb_intern_count(it->in);
+	unsigned char *tt_found = bb_xcalloc(ntt ? ntt : 1, 1);
 	uint64_t e_tp = 0, e_fn = 0, e_freq = 0, d_ok = 0;
 	int64_t max_err = 0;
 	for (uint32_t i = 0; i < nit; i++) {
-		const char *s = bb_intern_str(it.in, i);
-		uint32_t t = bb_intern_find(tt.in, s, strlen(s));
+		const char *s = bb_intern_str(it->in, i);
+		uint32_t t = bb_intern_find(tt->in, s, strlen(s));
 		if (t == BB_NONE)
 			continue;
-		it_ok[i] = 1;
 		tt_found[t] = 1;
 		e_tp++;
-		qsort(tt.delays[t], tt.ndel[t], sizeof(int64_t), cmp_i64);
-		int64_t med = tt.delays[t][tt.ndel[t] / 2];
-		int64_t e = it.inferred_delay[i] - med;
+		qsort(tt->delays[t], tt->ndel[t], sizeof(int64_t), cmp_i64);
+		int64_t med = tt->delays[t][tt->ndel[t] / 2];
+		int64_t e = it->inferred_delay[i] - med;
 		e = e < 0 ? -e : e;
 		if (e > max_err)
 			max_err = e;
@@ -314,7 +324,7 @@ struct bb_vval *conv_truth(const struct bb_conv *c)
 			d_ok++;
 	}
 	for (uint32_t t = 0; t < ntt; t++)
-		if (tt.count[t] >= minc) {
+		if (tt->count[t] >= minc) {
 			e_freq++;
 			e_fn += !tt_found[t];
 		}
@@ -327,14 +337,24 @@ struct bb_vval *conv_truth(const struct bb_conv *c)
 	bb_vval_set_int(eo, "false_negatives", (int64_t)e_fn);
 	bb_vval_set_int(eo, "delays_within_tolerance", (int64_t)d_ok);
 	bb_vval_set_int(eo, "max_delay_error_ns", max_err);
-
-	free(tp_found);
-	free(ip_ok);
 	free(tt_found);
-	free(it_ok);
-	free(key.s);
-	free(tk.s);
-	free(prefix.s);
+}
+
+struct bb_vval *conv_truth(const struct bb_conv *c)
+{
+	struct bb_vval *acc = bb_vval_object();
+	if (!c->has_paths) {
+		bb_vval_set(acc, "available", bb_vval_bool(0));
+		return acc;
+	}
+	bb_vval_set(acc, "available", bb_vval_bool(1));
+	struct kset tp = {.in = bb_intern_new()}, tt = {.in = bb_intern_new()};
+	struct kset ip = {.in = bb_intern_new()}, it = {.in = bb_intern_new()};
+	true_patterns(c, &tp, &tt);
+	inferred_patterns(c, &ip, &it);
+	uint64_t minc = c->p.min_count ? c->p.min_count : 1;
+	score_paths(acc, &tp, &ip, minc);
+	score_edges(c, acc, &tt, &it, minc);
 	ks_free(&tp);
 	ks_free(&tt);
 	ks_free(&ip);

@@ -2,6 +2,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,6 +166,19 @@ static void cache_grow(struct conv_fft *f)
 	f->nbuckets = nb;
 }
 
+/* fftw_malloc (aligned for FFTW's SIMD code; freed with fftw_free) of n
+ * elements of size bytes that never returns NULL: as bb_xmalloc does, an
+ * allocation failure says how much and aborts. */
+static void *xfftw_malloc(size_t n, size_t size)
+{
+	void *p = size && n > SIZE_MAX / size ? NULL : fftw_malloc(n * size);
+	if (!p) {
+		fprintf(stderr, "bb: out of memory allocating %zu x %zu bytes (FFTW)\n", n, size);
+		abort();
+	}
+	return p;
+}
+
 struct conv_fft *conv_fft_new(int64_t lag_lo, int64_t lag_hi, size_t cache_bytes)
 {
 	assert(lag_lo <= 0 && lag_hi >= 0);
@@ -177,14 +192,10 @@ struct conv_fft *conv_fft_new(int64_t lag_lo, int64_t lag_hi, size_t cache_bytes
 		f->N *= 2;
 	f->B = f->N - f->L + 1;
 	f->nc = f->N / 2 + 1;
-	f->rbuf = fftw_malloc(f->N * sizeof(double));
-	f->cbuf = fftw_malloc(f->nc * sizeof(fftw_complex));
-	f->acc = fftw_malloc(f->nc * sizeof(fftw_complex));
-	f->tmp = fftw_malloc(f->nc * sizeof(fftw_complex));
-	if (!f->rbuf || !f->cbuf || !f->acc || !f->tmp) {
-		fprintf(stderr, "bb: out of memory (FFT buffers of %zu points)\n", f->N);
-		abort();
-	}
+	f->rbuf = xfftw_malloc(f->N, sizeof(double));
+	f->cbuf = xfftw_malloc(f->nc, sizeof(fftw_complex));
+	f->acc = xfftw_malloc(f->nc, sizeof(fftw_complex));
+	f->tmp = xfftw_malloc(f->nc, sizeof(fftw_complex));
 	/* Plans are made once, for the one size, and reused with the new-array
 	 * execute functions; ESTIMATE never times trial runs (see
 	 * notes/platform.md: MEASURE costs seconds to minutes). */
@@ -283,11 +294,7 @@ static const fftw_complex *segment(struct conv_fft *f, const struct conv_sig *s2
 		if (f->cache_max < f->nc * sizeof(fftw_complex) + sizeof(*e))
 			return f->tmp;
 		e = bb_xcalloc(1, sizeof(*e));
-		e->spec = fftw_malloc(f->nc * sizeof(fftw_complex));
-		if (!e->spec) {
-			fprintf(stderr, "bb: out of memory (FFT cache)\n");
-			abort();
-		}
+		e->spec = xfftw_malloc(f->nc, sizeof(fftw_complex));
 		memcpy(e->spec, f->tmp, f->nc * sizeof(fftw_complex));
 	}
 	e->key = key;

@@ -2,13 +2,14 @@
 /* SPDX-License-Identifier: MIT */
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "maketrace/maketrace.h"
 #include "traceio/traceio.h"
+
+#define PROG "bbskew"
 
 static const char usage_text[] =
 	"usage: bbskew [options] TRACE...\n"
@@ -41,17 +42,6 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "bbskew: error: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (try bbskew --help)\n");
-	return 2;
-}
-
 /* "source bbskew ARGS...": the command line, on one line. */
 static char *source_line(int argc, char **argv)
 {
@@ -69,132 +59,144 @@ static char *source_line(int argc, char **argv)
 	return s;
 }
 
-int main(int argc, char **argv)
-{
-	const char *output = "-";
-	struct bb_reader_opts ropts = {0};
-	struct bb_err err = {{0}};
-	struct bb_mt_skew *skew = bb_mt_skew_new();
-	int quiet = 0, transform = 0, c, status = 0;
+/* What the command line asks for. */
+struct cli {
+	const char *output;
+	struct bb_reader_opts ropts;
+	struct bb_mt_skew *skew; /* --skew, --drift, --deskew */
+	int quiet, transform;
+	char **paths; /* the traces, in argv */
+	size_t n;
+};
 
+/* Parses argv into cl: -1 to go on, else the exit status (help, version, a
+ * usage error, an offset table that cannot be read). */
+static int parse_args(int argc, char **argv, struct cli *cl)
+{
+	struct bb_err err = {{0}};
+	int c, rc;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:qhV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			output = optarg;
+			cl->output = optarg;
 			break;
 		case OPT_SKEW:
 		case OPT_DRIFT:
-			if (bb_mt_skew_parse_arg(skew, optarg, c == OPT_DRIFT, &err) != 0) {
-				bb_mt_skew_free(skew);
-				return usage_error("%s: %s", c == OPT_DRIFT ? "--drift" : "--skew",
-				                   err.msg);
-			}
-			transform = 1;
+			if (bb_mt_skew_parse_arg(cl->skew, optarg, c == OPT_DRIFT, &err) != 0)
+				return bb_usage_error(
+				    PROG, "%s: %s", c == OPT_DRIFT ? "--drift" : "--skew", err.msg);
+			cl->transform = 1;
 			break;
-		case OPT_DESKEW: {
-			int rc = bb_mt_skew_load_table(skew, optarg, -1, &err);
-			if (rc) {
-				fprintf(stderr, "bbskew: error: %s\n", err.msg);
-				bb_mt_skew_free(skew);
+		case OPT_DESKEW:
+			if ((rc = bb_mt_skew_load_table(cl->skew, optarg, -1, &err)) != 0) {
+				fprintf(stderr, PROG ": error: %s\n", err.msg);
 				return rc == BB_ERR_IO ? 1 : 2;
 			}
-			transform = 1;
+			cl->transform = 1;
 			break;
-		}
 		case OPT_LENIENT:
-			ropts.lenient = 1;
+			cl->ropts.lenient = 1;
 			break;
 		case 'q':
-			quiet = 1;
+			cl->quiet = 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			bb_mt_skew_free(skew);
 			return 0;
 		case 'V': {
 			char z[128];
 			bb_tio_lib_versions(z, sizeof z);
 			printf("bbskew (bb) %s, %s\n", BB_VERSION, z);
-			bb_mt_skew_free(skew);
 			return 0;
 		}
-		case ':':
-			bb_mt_skew_free(skew);
-			if (optopt && optopt < 256)
-				return usage_error("-%c needs a value", optopt);
-			return usage_error("%s needs a value", argv[optind - 1]);
 		default:
-			bb_mt_skew_free(skew);
-			if (optopt && optopt < 256)
-				return usage_error("unknown option -%c", optopt);
-			return usage_error("unknown option \"%s\"", argv[optind - 1]);
+			return bb_usage_getopt(PROG, c, optopt, argv[optind - 1]);
 		}
 	}
-	size_t n = (size_t)(argc - optind);
-	if (!n) {
-		bb_mt_skew_free(skew);
-		return usage_error("no TRACE given");
-	}
+	cl->paths = argv + optind;
+	cl->n = (size_t)(argc - optind);
+	if (!cl->n)
+		return bb_usage_error(PROG, "no TRACE given");
 	int stdin_uses = 0;
-	for (int i = optind; i < argc; i++)
-		stdin_uses += !strcmp(argv[i], "-");
-	if (stdin_uses > 1) {
-		bb_mt_skew_free(skew);
-		return usage_error("standard input ('-') named more than once");
-	}
+	for (size_t i = 0; i < cl->n; i++)
+		stdin_uses += !strcmp(cl->paths[i], "-");
+	if (stdin_uses > 1)
+		return bb_usage_error(PROG, "standard input ('-') named more than once");
+	return -1;
+}
 
-	struct bb_reader **in = bb_xcalloc(n, sizeof(*in));
-	struct bb_writer *w = NULL;
-	char *source = NULL;
-	for (size_t i = 0; i < n; i++) {
-		in[i] = bb_tio_reader_open(argv[optind + (int)i], &ropts, &err);
-		if (!in[i]) {
-			fprintf(stderr, "bbskew: error: %s\n", err.msg);
-			status = 1;
-			goto out;
-		}
-	}
-	w = bb_tio_writer_open(output, &err);
+/* Shifts and merges the open traces in into the trace at cl->output: the
+ * exit status. */
+static int merge(const struct cli *cl, struct bb_reader **in, const char *source)
+{
+	struct bb_err err = {{0}};
+	struct bb_writer *w = bb_tio_writer_open(cl->output, &err);
 	if (!w) {
-		fprintf(stderr, "bbskew: error: %s\n", err.msg);
-		status = 1;
-		goto out;
+		fprintf(stderr, PROG ": error: %s\n", err.msg);
+		return 1;
 	}
-	/* Nothing asked, nothing added: one input, no option, a verbatim copy. */
-	if (transform || n > 1)
-		source = source_line(argc, argv);
 	struct bb_mt_merge_stats st;
-	int rc = bb_mt_merge(in, n, skew, source, w, &st, &err);
+	int rc = bb_mt_merge(in, cl->n, cl->skew, source, w, &st, &err);
 	if (rc) {
-		fprintf(stderr, "bbskew: error: %s\n", err.msg);
+		fprintf(stderr, PROG ": error: %s\n", err.msg);
 		bb_writer_close(w, NULL);
-		w = NULL;
-		status = rc == BB_ERR_PARSE ? 2 : 1;
-		goto out;
+		return rc == BB_ERR_PARSE ? 2 : 1;
 	}
-	rc = bb_writer_close(w, &err);
-	w = NULL;
-	if (rc) {
-		fprintf(stderr, "bbskew: error: %s\n", err.msg);
-		status = 1;
-		goto out;
+	if (bb_writer_close(w, &err) != 0) {
+		fprintf(stderr, PROG ": error: %s\n", err.msg);
+		return 1;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < cl->n; i++) {
 		struct bb_reader_stats rs;
 		bb_reader_stats(in[i], &rs);
 		if (rs.skipped)
-			fprintf(stderr, "bbskew: %s: skipped %" PRIu64 " bad lines (first at line %" PRIu64
-			        ")\n", bb_reader_name(in[i]), rs.skipped, rs.first_bad_line);
+			fprintf(stderr,
+			        PROG ": %s: skipped %" PRIu64 " bad lines (first at line %" PRIu64
+			             ")\n",
+			        bb_reader_name(in[i]), rs.skipped, rs.first_bad_line);
 	}
-	if (n > 1 && !quiet)
-		fprintf(stderr, "bbskew: merged %zu traces: %" PRIu64 " records, %" PRIu64
-		        " exact duplicates dropped\n", n, st.written, st.duplicates);
-out:
-	for (size_t i = 0; i < n; i++)
+	if (cl->n > 1 && !cl->quiet)
+		fprintf(stderr,
+		        PROG ": merged %zu traces: %" PRIu64 " records, %" PRIu64
+		             " exact duplicates dropped\n",
+		        cl->n, st.written, st.duplicates);
+	return 0;
+}
+
+/* Opens the traces and merges them: the exit status. */
+static int run(const struct cli *cl, int argc, char **argv)
+{
+	struct bb_err err = {{0}};
+	struct bb_reader **in = bb_xcalloc(cl->n, sizeof(*in));
+	char *source = NULL;
+	int status = 0;
+	for (size_t i = 0; i < cl->n && !status; i++) {
+		in[i] = bb_tio_reader_open(cl->paths[i], &cl->ropts, &err);
+		if (!in[i]) {
+			fprintf(stderr, PROG ": error: %s\n", err.msg);
+			status = 1;
+		}
+	}
+	/* Nothing asked, nothing added: one input, no option, a verbatim copy. */
+	if (!status && (cl->transform || cl->n > 1))
+		source = source_line(argc, argv);
+	if (!status)
+		status = merge(cl, in, source);
+	for (size_t i = 0; i < cl->n; i++)
 		bb_reader_free(in[i]);
 	free(in);
 	free(source);
-	bb_mt_skew_free(skew);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cl = {.output = "-"};
+	cl.skew = bb_mt_skew_new();
+	int status = parse_args(argc, argv, &cl);
+	if (status < 0)
+		status = run(&cl, argc, argv);
+	bb_mt_skew_free(cl.skew);
 	return status;
 }

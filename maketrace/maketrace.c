@@ -4,7 +4,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,8 @@
 
 #include "maketrace/maketrace.h"
 #include "traceio/traceio.h"
+
+#define PROG "maketrace"
 
 static const char usage_text[] =
 	"usage: maketrace [options] CONFIG\n"
@@ -61,18 +62,6 @@ static const struct option long_opts[] = {
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
 };
-
-/* A usage error: one line, and exit status 2. */
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "maketrace: error: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (try maketrace --help)\n");
-	return 2;
-}
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -138,151 +127,166 @@ static void print_summary(const struct bb_mt_summary *s)
 		        s->dropped_queue, s->dropped_random);
 }
 
-int main(int argc, char **argv)
-{
-	struct bb_mt_opts o = {0};
-	const char *output = "-";
-	int summary = 0, quiet = 0, c;
-	struct bb_err err = {{0}};
-	struct bb_mt_skew *skew = bb_mt_skew_new();
-	struct bb_mt_config *cfg = NULL;
-	struct bb_mt_gen *g = NULL;
-	struct bb_writer *w = NULL;
-	struct bb_progress *prog = NULL;
-	int status = 0, rc;
-/* A usage error: one line, exit status 2. */
-#define USAGE(...)                                                                     \
-	do {                                                                           \
-		status = usage_error(__VA_ARGS__);                                     \
-		goto out;                                                              \
-	} while (0)
+/* What the command line asks for. */
+struct cli {
+	struct bb_mt_opts o;
+	struct bb_mt_skew *skew; /* --skew and --drift */
+	const char *output, *path;
+	int summary, quiet;
+};
 
+/* An option that sets a generator option: 0, or 2 after a usage error. */
+static int gen_option(struct cli *cl, int c, const char *arg)
+{
+	struct bb_mt_opts *o = &cl->o;
+	struct bb_err err = {{0}};
+	uint64_t q;
+	switch (c) {
+	case 'S':
+		if (parse_u64(arg, &o->seed) != 0)
+			return bb_usage_error(PROG, "--seed: bad number \"%s\"", arg);
+		o->set_seed = 1;
+		break;
+	case 'N':
+		if (parse_u64(arg, &o->messages) != 0)
+			return bb_usage_error(PROG, "--messages: bad number \"%s\"", arg);
+		o->set_messages = 1;
+		break;
+	case 'd':
+		if (bb_duration_parse(arg, &o->duration_ns) != 0 || o->duration_ns < 0)
+			return bb_usage_error(PROG, "--duration: bad duration \"%s\"", arg);
+		o->set_duration = 1;
+		break;
+	case OPT_NO_IDS:
+		o->no_ids = 1;
+		break;
+	case OPT_RATE:
+		if (parse_double(arg, 0, 1e12, &o->capture_rate) != 0)
+			return bb_usage_error(PROG, "--capture-rate: bad rate \"%s\"", arg);
+		o->set_capture_rate = 1;
+		break;
+	case OPT_QUEUE:
+		if (parse_u64(arg, &q) != 0 || q < 1 || q > 1000000000)
+			return bb_usage_error(PROG, "--queue: bad length \"%s\"", arg);
+		o->queue = (uint32_t)q;
+		o->set_queue = 1;
+		break;
+	case OPT_DROP:
+		if (parse_double(arg, 0, 1, &o->probability) != 0)
+			return bb_usage_error(PROG, "--drop: bad probability \"%s\"", arg);
+		o->set_probability = 1;
+		break;
+	case OPT_SKEW:
+	case OPT_DRIFT:
+		if (bb_mt_skew_parse_arg(cl->skew, arg, c == OPT_DRIFT, &err) != 0)
+			return bb_usage_error(PROG, "%s: %s", c == OPT_DRIFT ? "--drift" : "--skew",
+			                      err.msg);
+		break;
+	}
+	return 0;
+}
+
+/* Parses argv into cl: -1 to go on, else the exit status (help, version, a
+ * usage error). */
+static int parse_args(int argc, char **argv, struct cli *cl)
+{
+	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:S:N:d:IqhV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			output = optarg;
-			break;
-		case 'S':
-			if (parse_u64(optarg, &o.seed) != 0)
-				USAGE("--seed: bad number \"%s\"", optarg);
-			o.set_seed = 1;
-			break;
-		case 'N':
-			if (parse_u64(optarg, &o.messages) != 0)
-				USAGE("--messages: bad number \"%s\"", optarg);
-			o.set_messages = 1;
-			break;
-		case 'd':
-			if (bb_duration_parse(optarg, &o.duration_ns) != 0 || o.duration_ns < 0)
-				USAGE("--duration: bad duration \"%s\"", optarg);
-			o.set_duration = 1;
-			break;
-		case OPT_NO_IDS:
-			o.no_ids = 1;
-			break;
-		case OPT_RATE:
-			if (parse_double(optarg, 0, 1e12, &o.capture_rate) != 0)
-				USAGE("--capture-rate: bad rate \"%s\"", optarg);
-			o.set_capture_rate = 1;
-			break;
-		case OPT_QUEUE: {
-			uint64_t q;
-			if (parse_u64(optarg, &q) != 0 || q < 1 || q > 1000000000)
-				USAGE("--queue: bad length \"%s\"", optarg);
-			o.queue = (uint32_t)q;
-			o.set_queue = 1;
-			break;
-		}
-		case OPT_DROP:
-			if (parse_double(optarg, 0, 1, &o.probability) != 0)
-				USAGE("--drop: bad probability \"%s\"", optarg);
-			o.set_probability = 1;
-			break;
-		case OPT_SKEW:
-		case OPT_DRIFT:
-			if (bb_mt_skew_parse_arg(skew, optarg, c == OPT_DRIFT, &err) != 0)
-				USAGE("%s: %s", c == OPT_DRIFT ? "--drift" : "--skew", err.msg);
+			cl->output = optarg;
 			break;
 		case 'I':
-			summary = 1;
+			cl->summary = 1;
 			break;
 		case 'q':
-			quiet = 1;
+			cl->quiet = 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			goto out;
+			return 0;
 		case 'V': {
 			char z[128];
 			bb_tio_lib_versions(z, sizeof z);
 			printf("maketrace (bb) %s, jansson %s, %s\n", BB_VERSION, bb_mt_json_version(), z);
-			goto out;
+			return 0;
 		}
 		case ':':
-			if (optopt && optopt < 256)
-				USAGE("-%c needs a value", optopt);
-			USAGE("%s needs a value", argv[optind - 1]);
+		case '?':
+			return bb_usage_getopt(PROG, c, optopt, argv[optind - 1]);
 		default:
-			if (optopt && optopt < 256)
-				USAGE("unknown option -%c", optopt);
-			USAGE("unknown option \"%s\"", argv[optind - 1]);
+			if (gen_option(cl, c, optarg) != 0)
+				return 2;
 		}
 	}
 	if (optind + 1 != argc)
-		USAGE("%s", optind == argc ? "no CONFIG given" : "one CONFIG only");
+		return bb_usage_error(PROG, "%s",
+		                      optind == argc ? "no CONFIG given" : "one CONFIG only");
+	cl->path = argv[optind];
+	return -1;
+}
 
-	const char *path = argv[optind];
-	rc = bb_mt_config_load(path, &cfg, &err);
-	if (rc) {
-		fprintf(stderr, "maketrace: error: %s\n", err.msg);
-		status = rc == BB_ERR_PARSE ? 2 : 1;
-		goto out;
-	}
-	o.source = path;
-	o.skew = skew;
-	o.stats = summary;
-	if (!quiet && isatty(STDERR_FILENO)) {
-		prog = bb_progress_new(stderr, "maketrace");
-		bb_progress_phase(prog, "generating", o.set_messages ? o.messages : 0);
-		o.progress = progress;
-		o.progress_ctx = prog;
-	}
-	g = bb_mt_gen_new(cfg, &o, &err);
-	if (!g) {
-		fprintf(stderr, "maketrace: error: %s\n", err.msg);
-		status = 2;
-		goto out;
-	}
-	w = bb_tio_writer_open(output, &err);
-	if (!w) {
-		fprintf(stderr, "maketrace: error: %s\n", err.msg);
-		status = 1;
-		goto out;
-	}
-	rc = bb_mt_gen_run(g, w, &err);
+/* Runs g into the trace at output: 0, or 1 with err set. */
+static int generate(struct bb_mt_gen *g, const char *output, struct bb_progress *prog,
+                    struct bb_err *err)
+{
+	struct bb_writer *w = bb_tio_writer_open(output, err);
+	if (!w)
+		return 1;
+	int rc = bb_mt_gen_run(g, w, err);
 	bb_progress_end(prog);
 	if (rc) {
-		fprintf(stderr, "maketrace: error: %s\n", err.msg);
 		bb_writer_close(w, NULL);
-		status = 1;
-		goto out;
+		return 1;
 	}
-	if (bb_writer_close(w, &err) != 0) {
-		fprintf(stderr, "maketrace: error: %s\n", err.msg);
-		status = 1;
-		goto out;
+	return bb_writer_close(w, err) != 0;
+}
+
+/* Loads the config, generates the trace and writes it: the exit status. */
+static int run(struct cli *cl)
+{
+	struct bb_err err = {{0}};
+	struct bb_mt_config *cfg = NULL;
+	struct bb_mt_gen *g = NULL;
+	struct bb_progress *prog = NULL;
+	int status = 0;
+	int rc = bb_mt_config_load(cl->path, &cfg, &err);
+	if (rc) {
+		fprintf(stderr, PROG ": error: %s\n", err.msg);
+		return rc == BB_ERR_PARSE ? 2 : 1;
 	}
-	if (summary) {
+	cl->o.source = cl->path;
+	cl->o.skew = cl->skew;
+	cl->o.stats = cl->summary;
+	if (!cl->quiet && isatty(STDERR_FILENO)) {
+		prog = bb_progress_new(stderr, PROG);
+		bb_progress_phase(prog, "generating", cl->o.set_messages ? cl->o.messages : 0);
+		cl->o.progress = progress;
+		cl->o.progress_ctx = prog;
+	}
+	g = bb_mt_gen_new(cfg, &cl->o, &err);
+	status = g ? generate(g, cl->output, prog, &err) : 2;
+	if (status)
+		fprintf(stderr, PROG ": error: %s\n", err.msg);
+	if (!status && cl->summary) {
 		struct bb_mt_summary s;
 		bb_mt_gen_summary(g, &s);
 		print_summary(&s);
 	}
-out:
 	bb_progress_free(prog);
 	bb_mt_gen_free(g);
 	bb_mt_config_free(cfg);
-	bb_mt_skew_free(skew);
 	return status;
-#undef USAGE
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cl = {.output = "-"};
+	cl.skew = bb_mt_skew_new();
+	int status = parse_args(argc, argv, &cl);
+	if (status < 0)
+		status = run(&cl);
+	bb_mt_skew_free(cl.skew);
+	return status;
 }

@@ -568,144 +568,172 @@ static int parse_branch(struct ctx *c, json_t *v, struct mt_seq *seq, const stru
 	return parse_step(c, v, &seq->s[0], df, known, in_choice);
 }
 
-static int parse_step(struct ctx *c, json_t *obj, struct mt_step *st, const struct defaults *df,
-                      int *known, int in_choice)
+/* {"call": NODE, "delay", "return", "steps"}: a call from the current node. */
+static int parse_call(struct ctx *c, json_t *obj, json_t *v, struct mt_step *st,
+                      const struct defaults *df, const int *known, const char *w)
 {
-	if (!json_is_object(obj))
-		return fail(c, "expected a step: an object with \"call\", \"msg\", \"wait\", "
-		               "\"parallel\", \"choose\" or \"repeat\"");
-	const char *kind = NULL;
-	for (const char *const *k = step_kinds; *k; k++) {
-		if (!json_object_get(obj, *k))
-			continue;
-		if (kind)
-			return fail(c, "a step has one of \"call\", \"msg\", \"wait\", \"parallel\", "
-			               "\"choose\", \"repeat\"; this one has \"%s\" and \"%s\"", kind,
-			            *k);
-		kind = *k;
-	}
-	if (!kind)
-		return fail(c, "expected a step: an object with \"call\", \"msg\", \"wait\", "
-		               "\"parallel\", \"choose\" or \"repeat\"");
-	json_t *v = json_object_get(obj, kind);
-	const char *w = in_choice ? "weight" : NULL;
+	const char *const allowed[] = {"call", "delay", "return", "steps", w, NULL};
+	if (check_keys(c, obj, allowed) != 0)
+		return -1;
+	st->kind = MT_CALL;
+	push_key(c, "call");
 	int rc;
-
-	if (!strcmp(kind, "call")) {
-		const char *const allowed[] = {"call", "delay", "return", "steps", w, NULL};
-		if (check_keys(c, obj, allowed) != 0)
-			return -1;
-		st->kind = MT_CALL;
-		push_key(c, "call");
-		if (!*known)
-			rc = fail(c, "a call needs a caller: give the tracelet a \"node\"");
-		else
-			rc = node_ref(c, v, &st->to);
-		pop(c);
-		if (rc)
-			return rc;
-		c->tl_msgs = 1;
-		if (delay_or_default(c, obj, "delay", df->delay, &st->delay) != 0 ||
-		    delay_or_default(c, obj, "return", df->ret, &st->ret) != 0)
-			return -1;
-		json_t *body = json_object_get(obj, "steps");
-		if (body) {
-			int callee_known = 1;
-			push_key(c, "steps");
-			rc = parse_seq(c, body, &st->body, df, &callee_known);
-			pop(c);
-			if (rc)
-				return rc;
-		}
-		return 0;
-	}
-	if (!strcmp(kind, "msg")) {
-		const char *const allowed[] = {"msg", "delay", w, NULL};
-		if (check_keys(c, obj, allowed) != 0)
-			return -1;
-		st->kind = MT_MSG;
-		st->from = BB_NONE;
-		push_key(c, "msg");
-		if (json_is_array(v)) {
-			if (json_array_size(v) != 2) {
-				rc = fail(c, "expected \"TO\" or [\"FROM\", \"TO\"]");
-			} else {
-				push_idx(c, 0);
-				rc = node_ref(c, json_array_get(v, 0), &st->from);
-				pop(c);
-				if (!rc) {
-					push_idx(c, 1);
-					rc = node_ref(c, json_array_get(v, 1), &st->to);
-					if (!rc && st->to == st->from)
-						rc = fail(c, "node \"%s\" sends to itself",
-						          bb_intern_str(c->cfg->nodes, st->to));
-					pop(c);
-				}
-			}
-		} else if (!*known) {
-			rc = fail(c, "no current node to send from: use [\"FROM\", \"TO\"] or give "
-			             "the tracelet a \"node\"");
-		} else {
-			rc = node_ref(c, v, &st->to);
-		}
-		pop(c);
-		if (rc)
-			return rc;
-		*known = 1;
-		c->tl_msgs = 1;
-		return delay_or_default(c, obj, "delay", df->delay, &st->delay);
-	}
-	if (!strcmp(kind, "wait")) {
-		const char *const allowed[] = {"wait", w, NULL};
-		if (check_keys(c, obj, allowed) != 0)
-			return -1;
-		st->kind = MT_WAIT;
-		push_key(c, "wait");
-		rc = parse_delay(c, v, &st->delay);
-		pop(c);
+	if (!*known)
+		rc = fail(c, "a call needs a caller: give the tracelet a \"node\"");
+	else
+		rc = node_ref(c, v, &st->to);
+	pop(c);
+	if (rc)
 		return rc;
-	}
-	if (!strcmp(kind, "repeat")) {
-		const char *const allowed[] = {"repeat", "steps", "concurrent", w, NULL};
-		if (check_keys(c, obj, allowed) != 0)
-			return -1;
-		st->kind = MT_REPEAT;
-		long long lo = 0, hi = 0;
-		push_key(c, "repeat");
-		rc = integer_range(c, v, 0, MT_MAX_REPEAT,
-		                   "[min, max]: how many times, at least and at most", &lo, &hi);
-		pop(c);
-		if (rc)
-			return rc;
-		st->rmin = (uint32_t)lo;
-		st->rmax = (uint32_t)hi;
-		json_t *par = json_object_get(obj, "concurrent");
-		if (par) {
-			push_key(c, "concurrent");
-			rc = json_is_boolean(par) ? 0 : fail(c, "expected true or false");
-			pop(c);
-			if (rc)
-				return rc;
-			st->rpar = json_is_true(par);
-		}
-		json_t *body = json_object_get(obj, "steps");
-		if (!body)
-			return fail(c, "missing \"steps\": what to repeat");
-		int k = *known;
+	c->tl_msgs = 1;
+	if (delay_or_default(c, obj, "delay", df->delay, &st->delay) != 0 ||
+	    delay_or_default(c, obj, "return", df->ret, &st->ret) != 0)
+		return -1;
+	json_t *body = json_object_get(obj, "steps");
+	if (body) {
+		int callee_known = 1;
 		push_key(c, "steps");
-		rc = parse_seq(c, body, &st->body, df, &k);
+		rc = parse_seq(c, body, &st->body, df, &callee_known);
 		pop(c);
-		if (!st->rpar && st->rmin > 0)
-			*known = k;
-		return rc;
 	}
-	/* parallel, choose */
+	return rc;
+}
+
+/* The value of "msg": "TO" (from the current node) or ["FROM", "TO"]. */
+static int msg_ends(struct ctx *c, json_t *v, struct mt_step *st, int known)
+{
+	int rc;
+	if (!json_is_array(v)) {
+		if (!known)
+			return fail(c, "no current node to send from: use [\"FROM\", \"TO\"] or "
+			               "give the tracelet a \"node\"");
+		return node_ref(c, v, &st->to);
+	}
+	if (json_array_size(v) != 2)
+		return fail(c, "expected \"TO\" or [\"FROM\", \"TO\"]");
+	push_idx(c, 0);
+	rc = node_ref(c, json_array_get(v, 0), &st->from);
+	pop(c);
+	if (rc)
+		return rc;
+	push_idx(c, 1);
+	rc = node_ref(c, json_array_get(v, 1), &st->to);
+	if (!rc && st->to == st->from)
+		rc = fail(c, "node \"%s\" sends to itself", bb_intern_str(c->cfg->nodes, st->to));
+	pop(c);
+	return rc;
+}
+
+/* {"msg": ..., "delay"}: a one-way message. */
+static int parse_msg(struct ctx *c, json_t *obj, json_t *v, struct mt_step *st,
+                     const struct defaults *df, int *known, const char *w)
+{
+	const char *const allowed[] = {"msg", "delay", w, NULL};
+	if (check_keys(c, obj, allowed) != 0)
+		return -1;
+	st->kind = MT_MSG;
+	st->from = BB_NONE;
+	push_key(c, "msg");
+	int rc = msg_ends(c, v, st, *known);
+	pop(c);
+	if (rc)
+		return rc;
+	*known = 1;
+	c->tl_msgs = 1;
+	return delay_or_default(c, obj, "delay", df->delay, &st->delay);
+}
+
+/* {"wait": DELAY}. */
+static int parse_wait(struct ctx *c, json_t *obj, json_t *v, struct mt_step *st, const char *w)
+{
+	const char *const allowed[] = {"wait", w, NULL};
+	if (check_keys(c, obj, allowed) != 0)
+		return -1;
+	st->kind = MT_WAIT;
+	push_key(c, "wait");
+	int rc = parse_delay(c, v, &st->delay);
+	pop(c);
+	return rc;
+}
+
+/* {"repeat": [min, max], "steps", "concurrent"}. */
+static int parse_repeat(struct ctx *c, json_t *obj, json_t *v, struct mt_step *st,
+                        const struct defaults *df, int *known, const char *w)
+{
+	const char *const allowed[] = {"repeat", "steps", "concurrent", w, NULL};
+	if (check_keys(c, obj, allowed) != 0)
+		return -1;
+	st->kind = MT_REPEAT;
+	long long lo = 0, hi = 0;
+	push_key(c, "repeat");
+	int rc = integer_range(c, v, 0, MT_MAX_REPEAT,
+	                       "[min, max]: how many times, at least and at most", &lo, &hi);
+	pop(c);
+	if (rc)
+		return rc;
+	st->rmin = (uint32_t)lo;
+	st->rmax = (uint32_t)hi;
+	json_t *par = json_object_get(obj, "concurrent");
+	if (par) {
+		push_key(c, "concurrent");
+		rc = json_is_boolean(par) ? 0 : fail(c, "expected true or false");
+		pop(c);
+		if (rc)
+			return rc;
+		st->rpar = json_is_true(par);
+	}
+	json_t *body = json_object_get(obj, "steps");
+	if (!body)
+		return fail(c, "missing \"steps\": what to repeat");
+	int k = *known;
+	push_key(c, "steps");
+	rc = parse_seq(c, body, &st->body, df, &k);
+	pop(c);
+	if (!st->rpar && st->rmin > 0)
+		*known = k;
+	return rc;
+}
+
+/* Alternative or branch i of a "choose" or "parallel" step: its steps into
+ * st->alt[i], its weight added to *total (a choice's cumulative weights in
+ * st->cum); *k is whether the current node is known after it. */
+static int parse_alt(struct ctx *c, json_t *e, struct mt_step *st, size_t i, int choose,
+                     const struct defaults *df, int *k, double *total)
+{
+	int rc;
+	if (choose && json_is_object(e) && json_object_get(e, "steps") &&
+	    !json_object_get(e, "call") && !json_object_get(e, "repeat")) {
+		/* {"weight": w, "steps": [...]}: an alternative that is a series */
+		const char *const alt_keys[] = {"weight", "steps", NULL};
+		rc = check_keys(c, e, alt_keys);
+		if (!rc) {
+			push_key(c, "steps");
+			rc = parse_seq(c, json_object_get(e, "steps"), &st->alt[i], df, k);
+			pop(c);
+		}
+	} else {
+		rc = parse_branch(c, e, &st->alt[i], df, k, choose);
+	}
+	double wt = 1;
+	if (!rc && choose && json_is_object(e))
+		rc = key_number(c, e, "weight", 0, 1e12, &wt);
+	*total += wt;
+	if (choose)
+		st->cum[i] = *total;
+	return rc;
+}
+
+/* {"parallel": [branch, ...]} or {"choose": [alternative, ...]}. */
+static int parse_alts(struct ctx *c, json_t *obj, json_t *v, const char *kind, struct mt_step *st,
+                      const struct defaults *df, int *known, const char *w)
+{
 	int choose = !strcmp(kind, "choose");
 	const char *const allowed[] = {kind, w, NULL};
 	if (check_keys(c, obj, allowed) != 0)
 		return -1;
 	st->kind = choose ? MT_CHOOSE : MT_PAR;
 	push_key(c, kind);
+	int rc;
 	if (!json_is_array(v) || json_array_size(v) == 0) {
 		rc = fail(c, choose ? "expected an array of alternatives"
 		                    : "expected an array of branches");
@@ -721,28 +749,9 @@ static int parse_step(struct ctx *c, json_t *obj, struct mt_step *st, const stru
 	double total = 0;
 	rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
-		json_t *e = json_array_get(v, i);
 		int k = *known;
 		push_idx(c, i);
-		if (choose && json_is_object(e) && json_object_get(e, "steps") &&
-		    !json_object_get(e, "call") && !json_object_get(e, "repeat")) {
-			/* {"weight": w, "steps": [...]}: an alternative that is a series */
-			const char *const alt_keys[] = {"weight", "steps", NULL};
-			rc = check_keys(c, e, alt_keys);
-			if (!rc) {
-				push_key(c, "steps");
-				rc = parse_seq(c, json_object_get(e, "steps"), &st->alt[i], df, &k);
-				pop(c);
-			}
-		} else {
-			rc = parse_branch(c, e, &st->alt[i], df, &k, choose);
-		}
-		double wt = 1;
-		if (!rc && choose && json_is_object(e))
-			rc = key_number(c, e, "weight", 0, 1e12, &wt);
-		total += wt;
-		if (choose)
-			st->cum[i] = total;
+		rc = parse_alt(c, json_array_get(v, i), st, i, choose, df, &k, &total);
 		all_known &= k;
 		pop(c);
 	}
@@ -758,6 +767,39 @@ static int parse_step(struct ctx *c, json_t *obj, struct mt_step *st, const stru
 		*known = all_known;
 	}
 	return 0;
+}
+
+static int parse_step(struct ctx *c, json_t *obj, struct mt_step *st, const struct defaults *df,
+                      int *known, int in_choice)
+{
+	if (!json_is_object(obj))
+		return fail(c, "expected a step: an object with \"call\", \"msg\", \"wait\", "
+		               "\"parallel\", \"choose\" or \"repeat\"");
+	const char *kind = NULL;
+	for (const char *const *k = step_kinds; *k; k++) {
+		if (!json_object_get(obj, *k))
+			continue;
+		if (kind)
+			return fail(c,
+			            "a step has one of \"call\", \"msg\", \"wait\", \"parallel\", "
+			            "\"choose\", \"repeat\"; this one has \"%s\" and \"%s\"",
+			            kind, *k);
+		kind = *k;
+	}
+	if (!kind)
+		return fail(c, "expected a step: an object with \"call\", \"msg\", \"wait\", "
+		               "\"parallel\", \"choose\" or \"repeat\"");
+	json_t *v = json_object_get(obj, kind);
+	const char *w = in_choice ? "weight" : NULL; /* a choice's alternative has a weight */
+	if (!strcmp(kind, "call"))
+		return parse_call(c, obj, v, st, df, known, w);
+	if (!strcmp(kind, "msg"))
+		return parse_msg(c, obj, v, st, df, known, w);
+	if (!strcmp(kind, "wait"))
+		return parse_wait(c, obj, v, st, w);
+	if (!strcmp(kind, "repeat"))
+		return parse_repeat(c, obj, v, st, df, known, w);
+	return parse_alts(c, obj, v, kind, st, df, known, w);
 }
 
 static int parse_seq(struct ctx *c, json_t *arr, struct mt_seq *seq, const struct defaults *df,
@@ -817,74 +859,67 @@ static int parse_defaults(struct ctx *c, json_t *obj, struct dstore *ds, struct 
 	return rc;
 }
 
-static int parse_tracelet(struct ctx *c, json_t *obj, struct mt_tracelet *tl,
-                          const struct defaults *top)
+/* The tracelet's "name": letters, digits, '_' and '-', not taken before. */
+static int tracelet_name(struct ctx *c, json_t *obj, struct mt_tracelet *tl)
 {
-	static const char *const allowed[] = {"name",  "instances", "think", "node", "defaults",
-	                                      "steps", "rate",      "burst", NULL};
-	if (!json_is_object(obj))
-		return fail(c, "expected a tracelet (an object)");
-	if (check_keys(c, obj, allowed) != 0)
-		return -1;
 	json_t *v = json_object_get(obj, "name");
 	if (!v)
 		return fail(c, "missing \"name\"");
 	push_key(c, "name");
-	if (!json_is_string(v) || !valid_name(json_string_value(v), json_string_length(v), 1)) {
-		fail(c, "expected a name of letters, digits, '_' and '-'");
+	int rc = 0;
+	if (!json_is_string(v) || !valid_name(json_string_value(v), json_string_length(v), 1))
+		rc = fail(c, "expected a name of letters, digits, '_' and '-'");
+	for (uint32_t i = 0; i < c->cfg->ntl && !rc; i++)
+		if (c->cfg->tl[i].name && !strcmp(c->cfg->tl[i].name, json_string_value(v)))
+			rc = fail(c, "tracelet \"%s\" named twice", json_string_value(v));
+	pop(c);
+	if (rc)
+		return rc;
+	tl->name = bb_xstrndup(json_string_value(v), json_string_length(v));
+	tl->name_len = json_string_length(v);
+	return 0;
+}
+
+/* "think": [min, max] in seconds (uniform), or a distribution. */
+static int tracelet_think(struct ctx *c, json_t *v, struct mt_tracelet *tl)
+{
+	push_key(c, "think");
+	int rc = 0;
+	if (json_is_object(v)) {
+		rc = parse_dist(c, v, &tl->think);
 		pop(c);
-		return -1;
+		return rc;
 	}
-	for (uint32_t i = 0; i < c->cfg->ntl; i++) {
-		if (c->cfg->tl[i].name && !strcmp(c->cfg->tl[i].name, json_string_value(v))) {
-			fail(c, "tracelet \"%s\" named twice", json_string_value(v));
+	double lo = 0, hi = 0;
+	if (!json_is_array(v) || json_array_size(v) != 2) {
+		rc = fail(c, "expected [min, max] in seconds, {\"exp\": mean} or "
+		             "{\"lognormal\": [mean, sd]}");
+	} else {
+		push_idx(c, 0);
+		rc = number_in(c, json_array_get(v, 0), 0, MT_MAX_DELAY_SECONDS, &lo);
+		pop(c);
+		if (!rc) {
+			push_idx(c, 1);
+			rc = number_in(c, json_array_get(v, 1), 0, MT_MAX_DELAY_SECONDS, &hi);
+			if (!rc && hi < lo)
+				rc = fail(c, "max %g is below min %g", hi, lo);
 			pop(c);
-			return -1;
 		}
 	}
 	pop(c);
-	tl->name = bb_xstrndup(json_string_value(v), json_string_length(v));
-	tl->name_len = json_string_length(v);
+	if (rc)
+		return rc;
+	tl->think_min_ns = llround(lo * 1e9);
+	tl->think_max_ns = llround(hi * 1e9);
+	if (hi > 0)
+		c->tl_time = 1;
+	return 0;
+}
 
-	long long inst = 1;
-	if (key_integer(c, obj, "instances", 1, MT_MAX_INSTANCES, &inst) != 0)
-		return -1;
-	tl->instances = (uint32_t)inst;
-
-	if ((v = json_object_get(obj, "think")) && json_is_object(v)) {
-		push_key(c, "think");
-		int rc = parse_dist(c, v, &tl->think);
-		pop(c);
-		if (rc)
-			return rc;
-	} else if (v) {
-		double lo = 0, hi = 0;
-		push_key(c, "think");
-		int rc = 0;
-		if (!json_is_array(v) || json_array_size(v) != 2) {
-			rc = fail(c, "expected [min, max] in seconds, {\"exp\": mean} or "
-			             "{\"lognormal\": [mean, sd]}");
-		} else {
-			push_idx(c, 0);
-			rc = number_in(c, json_array_get(v, 0), 0, MT_MAX_DELAY_SECONDS, &lo);
-			pop(c);
-			if (!rc) {
-				push_idx(c, 1);
-				rc = number_in(c, json_array_get(v, 1), 0, MT_MAX_DELAY_SECONDS, &hi);
-				if (!rc && hi < lo)
-					rc = fail(c, "max %g is below min %g", hi, lo);
-				pop(c);
-			}
-		}
-		pop(c);
-		if (rc)
-			return rc;
-		tl->think_min_ns = llround(lo * 1e9);
-		tl->think_max_ns = llround(hi * 1e9);
-		if (hi > 0)
-			c->tl_time = 1;
-	}
-
+/* "rate" (instances started per second, above 0) and "burst" ([min, max]
+ * started at once); either makes the config's instances ordered. */
+static int tracelet_rate(struct ctx *c, json_t *obj, struct mt_tracelet *tl)
+{
 	double rate = 0;
 	if (key_number(c, obj, "rate", 0, 1e9, &rate) != 0)
 		return -1;
@@ -898,7 +933,8 @@ static int parse_tracelet(struct ctx *c, json_t *obj, struct mt_tracelet *tl,
 	if (rate > 0)
 		c->tl_time = 1;
 	tl->burst_min = tl->burst_max = 1;
-	if ((v = json_object_get(obj, "burst"))) {
+	json_t *v = json_object_get(obj, "burst");
+	if (v) {
 		long long lo = 1, hi = 1;
 		push_key(c, "burst");
 		int rc = integer_range(c, v, 1, MT_MAX_BURST, "[min, max]: instances started at once",
@@ -911,36 +947,43 @@ static int parse_tracelet(struct ctx *c, json_t *obj, struct mt_tracelet *tl,
 	}
 	if (tl->rate > 0 || tl->burst_max > 1)
 		c->cfg->ordered = 1;
+	return 0;
+}
 
-	if ((v = json_object_get(obj, "node"))) {
-		push_key(c, "node");
-		int rc = 0;
-		if (json_is_array(v)) {
-			size_t n = json_array_size(v);
-			if (!n)
-				rc = fail(c, "expected a node name or a non-empty array of them");
-			tl->roots = bb_xcalloc(n ? n : 1, sizeof(*tl->roots));
-			for (size_t i = 0; i < n && !rc; i++) {
-				push_idx(c, i);
-				rc = node_ref(c, json_array_get(v, i), &tl->roots[i]);
-				pop(c);
-			}
-			tl->nroots = (uint32_t)n;
-		} else {
-			tl->roots = bb_xcalloc(1, sizeof(*tl->roots));
-			rc = node_ref(c, v, &tl->roots[0]);
-			tl->nroots = 1;
+/* "node": the node, or the nodes, an instance starts at. */
+static int tracelet_roots(struct ctx *c, json_t *v, struct mt_tracelet *tl)
+{
+	push_key(c, "node");
+	int rc = 0;
+	if (json_is_array(v)) {
+		size_t n = json_array_size(v);
+		if (!n)
+			rc = fail(c, "expected a node name or a non-empty array of them");
+		tl->roots = bb_xcalloc(n ? n : 1, sizeof(*tl->roots));
+		for (size_t i = 0; i < n && !rc; i++) {
+			push_idx(c, i);
+			rc = node_ref(c, json_array_get(v, i), &tl->roots[i]);
+			pop(c);
 		}
-		pop(c);
-		if (rc)
-			return rc;
+		tl->nroots = (uint32_t)n;
+	} else {
+		tl->roots = bb_xcalloc(1, sizeof(*tl->roots));
+		rc = node_ref(c, v, &tl->roots[0]);
+		tl->nroots = 1;
 	}
+	pop(c);
+	return rc;
+}
 
+/* The tracelet's "steps", with its own "defaults" over the top level's. */
+static int tracelet_steps(struct ctx *c, json_t *obj, struct mt_tracelet *tl,
+                          const struct defaults *top)
+{
 	struct dstore ds = {0};
 	struct defaults df = *top;
 	int rc = parse_defaults(c, obj, &ds, &df);
 	if (!rc) {
-		v = json_object_get(obj, "steps");
+		json_t *v = json_object_get(obj, "steps");
 		if (!v) {
 			rc = fail(c, "missing \"steps\"");
 		} else {
@@ -952,8 +995,31 @@ static int parse_tracelet(struct ctx *c, json_t *obj, struct mt_tracelet *tl,
 	}
 	delay_free(&ds.delay);
 	delay_free(&ds.ret);
-	if (rc)
-		return rc;
+	return rc;
+}
+
+static int parse_tracelet(struct ctx *c, json_t *obj, struct mt_tracelet *tl,
+                          const struct defaults *top)
+{
+	static const char *const allowed[] = {"name",  "instances", "think", "node", "defaults",
+	                                      "steps", "rate",      "burst", NULL};
+	if (!json_is_object(obj))
+		return fail(c, "expected a tracelet (an object)");
+	if (check_keys(c, obj, allowed) != 0 || tracelet_name(c, obj, tl) != 0)
+		return -1;
+	long long inst = 1;
+	if (key_integer(c, obj, "instances", 1, MT_MAX_INSTANCES, &inst) != 0)
+		return -1;
+	tl->instances = (uint32_t)inst;
+	json_t *v = json_object_get(obj, "think");
+	if (v && tracelet_think(c, v, tl) != 0)
+		return -1;
+	if (tracelet_rate(c, obj, tl) != 0)
+		return -1;
+	if ((v = json_object_get(obj, "node")) && tracelet_roots(c, v, tl) != 0)
+		return -1;
+	if (tracelet_steps(c, obj, tl, top) != 0)
+		return -1;
 	if (!c->tl_msgs)
 		return fail(c, "tracelet \"%s\" sends no messages", tl->name);
 	if (!c->tl_time)

@@ -8,7 +8,7 @@
 
 #include "report/report.h"
 
-static const char *prog = "bbdiff";
+#define PROG "bbdiff"
 
 static void usage(FILE *out)
 {
@@ -34,14 +34,6 @@ static void usage(FILE *out)
 	        "      --version          version\n"
 	        "Exit status: 0 when nothing changed, 3 when something did, 1 on failure, 2 on\n"
 	        "a usage error.\n");
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'bbdiff --help' for more information.\n");
-	return 2;
 }
 
 static int parse_num(const char *s, double *out)
@@ -81,50 +73,72 @@ static const struct option longopts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-int main(int argc, char **argv)
-{
+/* What the command line asks for. */
+struct cli {
 	struct bb_rep_diff_params dp;
-	bb_rep_diff_params_init(&dp);
 	struct bb_nest_params np;
-	bb_nest_params_init(&np);
-	const char *outpath = NULL;
-	int format = 't', c;
+	const char *outpath;
+	int format; /* 't' text, 'j' JSON, 'd' dot */
+	const char *base, *slow;
+};
+
+/* A test or nesting option: 0, or 2 after a usage error. */
+static int test_option(struct cli *o, int c, const char *arg)
+{
 	double v;
-	while ((c = getopt_long(argc, argv, "o:jh", longopts, NULL)) != -1) {
+	switch (c) {
+	case OPT_ALPHA:
+		if (parse_num(arg, &v) != 0 || v <= 0 || v >= 1)
+			return bb_usage_error(
+			    PROG, "--alpha: expected a number in (0, 1), not '%s'", arg);
+		o->dp.alpha = v;
+		break;
+	case OPT_MIN_DELTA:
+		if (bb_duration_parse(arg, &o->dp.min_delta_ns) != 0 || o->dp.min_delta_ns < 0)
+			return bb_usage_error(PROG, "--min-delta: bad duration '%s'", arg);
+		break;
+	case OPT_MIN_Z:
+		if (parse_num(arg, &v) != 0)
+			return bb_usage_error(PROG, "--min-z: bad number '%s'", arg);
+		o->dp.min_z = v;
+		break;
+	case OPT_MIN_SHARE:
+		if (parse_num(arg, &v) != 0 || v > 1)
+			return bb_usage_error(
+			    PROG, "--min-share: expected a number in [0, 1], not '%s'", arg);
+		o->dp.min_share = v;
+		break;
+	case OPT_MIN_COUNT:
+		if (parse_num(arg, &v) != 0 || v != (double)(uint64_t)v)
+			return bb_usage_error(PROG, "--min-count: bad count '%s'", arg);
+		o->dp.min_count = (uint64_t)v;
+		break;
+	default: {
+		struct bb_err e = {{0}};
+		if (c >= OPT_NEST && c < OPT_NEST + BB_REP_NEST_NOPTS &&
+		    bb_rep_nest_option(c - OPT_NEST, arg, &o->np, &e) != 0)
+			return bb_usage_error(PROG, "%s", e.msg);
+	}
+	}
+	return 0;
+}
+
+/* Parses argv into o: -1 to go on, else the exit status (help, version, a
+ * usage error). */
+static int parse_args(int argc, char **argv, struct cli *o)
+{
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:jh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			outpath = optarg;
+			o->outpath = optarg;
 			break;
 		case 'j':
-			format = 'j';
+			o->format = 'j';
 			break;
 		case OPT_DOT:
-			format = 'd';
-			break;
-		case OPT_ALPHA:
-			if (parse_num(optarg, &v) != 0 || v <= 0 || v >= 1)
-				return usage_error("--alpha: expected a number in (0, 1), not '%s'", optarg);
-			dp.alpha = v;
-			break;
-		case OPT_MIN_DELTA:
-			if (bb_duration_parse(optarg, &dp.min_delta_ns) != 0 || dp.min_delta_ns < 0)
-				return usage_error("--min-delta: bad duration '%s'", optarg);
-			break;
-		case OPT_MIN_Z:
-			if (parse_num(optarg, &v) != 0)
-				return usage_error("--min-z: bad number '%s'", optarg);
-			dp.min_z = v;
-			break;
-		case OPT_MIN_SHARE:
-			if (parse_num(optarg, &v) != 0 || v > 1)
-				return usage_error("--min-share: expected a number in [0, 1], not '%s'",
-				                   optarg);
-			dp.min_share = v;
-			break;
-		case OPT_MIN_COUNT:
-			if (parse_num(optarg, &v) != 0 || v != (double)(uint64_t)v)
-				return usage_error("--min-count: bad count '%s'", optarg);
-			dp.min_count = (uint64_t)v;
+			o->format = 'd';
 			break;
 		case 'h':
 			usage(stdout);
@@ -133,58 +147,78 @@ int main(int argc, char **argv)
 			printf("bbdiff (bb) %s\nGraphviz %s\njansson %s\n", BB_VERSION,
 			       bb_viz_graphviz_version(), bb_viz_jansson_version());
 			return 0;
+		case ':':
+		case '?':
+			return bb_usage_getopt(PROG, c, optopt, argv[optind - 1]);
 		default:
-			if (c >= OPT_NEST && c < OPT_NEST + BB_REP_NEST_NOPTS) {
-				struct bb_err e = {{0}};
-				if (bb_rep_nest_option(c - OPT_NEST, optarg, &np, &e) != 0)
-					return usage_error("%s", e.msg);
-				break;
-			}
-			fprintf(stderr, "Try 'bbdiff --help' for more information.\n");
-			return 2;
+			if (test_option(o, c, optarg) != 0)
+				return 2;
 		}
 	}
 	if (argc - optind != 2)
-		return usage_error("%s", "expected two runs: BASE SLOW");
+		return bb_usage_error(PROG, "expected two runs: BASE SLOW");
 	struct bb_err err = {{0}};
-	if (bb_nest_params_check(&np, &err) != 0)
-		return usage_error("%s", err.msg);
-	struct bb_rep_load_opts lo = {&np, NULL, NULL, NULL};
-	struct bb_rep_run *base = bb_rep_load(argv[optind], &lo, &err), *slow = NULL;
-	if (base)
-		slow = bb_rep_load(argv[optind + 1], &lo, &err);
-	struct bb_rep_diff *d = NULL;
-	int status = 1;
-	if (!base || !slow) {
-		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
-		goto done;
-	}
-	d = bb_rep_diff_new(bb_rep_patterns(base), bb_rep_patterns(slow), &dp, &err);
-	if (!d) {
-		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
-		goto done;
-	}
+	if (bb_nest_params_check(&o->np, &err) != 0)
+		return bb_usage_error(PROG, "%s", err.msg);
+	o->base = argv[optind];
+	o->slow = argv[optind + 1];
+	return -1;
+}
+
+/* Writes the comparison in the format asked for: 0, or 1 after an error. */
+static int write_diff(const struct bb_rep_diff *d, const struct cli *o)
+{
+	struct bb_err err = {{0}};
 	FILE *fo = stdout;
-	if (outpath && strcmp(outpath, "-") != 0 && !(fo = fopen(outpath, "w"))) {
-		fprintf(stderr, "%s: error: %s: %s\n", prog, outpath, strerror(errno));
-		goto done;
+	if (o->outpath && strcmp(o->outpath, "-") != 0 && !(fo = fopen(o->outpath, "w"))) {
+		fprintf(stderr, PROG ": error: %s: %s\n", o->outpath, strerror(errno));
+		return 1;
 	}
-	int rc = format == 'j'   ? bb_rep_diff_json(fo, d, &err)
-	         : format == 'd' ? bb_rep_diff_dot(fo, d, &err)
-	                         : bb_rep_diff_text(fo, d, &err);
+	int rc = o->format == 'j'   ? bb_rep_diff_json(fo, d, &err)
+	         : o->format == 'd' ? bb_rep_diff_dot(fo, d, &err)
+	                            : bb_rep_diff_text(fo, d, &err);
 	if (fo != stdout && fclose(fo) != 0 && rc == 0) {
 		bb_err_set(&err, "%s", strerror(errno));
 		rc = BB_ERR_IO;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "%s: error: %s: %s\n", prog, outpath ? outpath : "<stdout>", err.msg);
-		goto done;
+		fprintf(stderr, PROG ": error: %s: %s\n", o->outpath ? o->outpath : "<stdout>",
+		        err.msg);
+		return 1;
 	}
+	return 0;
+}
+
+/* Loads both runs, compares and writes: the exit status (3: something changed). */
+static int run(const struct cli *o)
+{
+	struct bb_err err = {{0}};
+	struct bb_rep_load_opts lo = {&o->np, NULL, NULL, NULL};
+	struct bb_rep_run *base = bb_rep_load(o->base, &lo, &err), *slow = NULL;
+	if (base)
+		slow = bb_rep_load(o->slow, &lo, &err);
+	struct bb_rep_diff *d = NULL;
+	if (slow)
+		d = bb_rep_diff_new(bb_rep_patterns(base), bb_rep_patterns(slow), &o->dp, &err);
+	int status = 1;
 	const struct bb_rep_change *ch;
-	status = bb_rep_diff_changes(d, &ch) ? 3 : 0;
-done:
+	if (!d)
+		fprintf(stderr, PROG ": error: %s\n", err.msg);
+	else if (write_diff(d, o) == 0)
+		status = bb_rep_diff_changes(d, &ch) ? 3 : 0;
 	bb_rep_diff_free(d);
 	bb_rep_run_free(base);
 	bb_rep_run_free(slow);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli o = {.format = 't'};
+	bb_rep_diff_params_init(&o.dp);
+	bb_nest_params_init(&o.np);
+	int status = parse_args(argc, argv, &o);
+	if (status < 0)
+		status = run(&o);
 	return status;
 }

@@ -8,7 +8,7 @@
 
 #include "report/report.h"
 
-static const char *prog = "bbreport";
+#define PROG "bbreport"
 
 static void usage(FILE *out)
 {
@@ -28,14 +28,6 @@ static void usage(FILE *out)
 	        "      --version          version\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'bbreport --help' for more information.\n");
-	return 2;
-}
-
 enum { OPT_TOP = 256, OPT_VERSION, OPT_NEST /* BB_REP_NEST_NOPTS values from here */ };
 
 static const struct option longopts[] = {
@@ -48,27 +40,34 @@ static const struct option longopts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-int main(int argc, char **argv)
-{
+/* What the command line asks for. */
+struct cli {
 	struct bb_nest_params np;
-	bb_nest_params_init(&np);
-	const char *outpath = NULL, *baseline = NULL;
-	unsigned long top = 30;
+	const char *outpath, *baseline, *trace;
+	unsigned long top;
+};
+
+/* Parses argv into o: -1 to go on, else the exit status (help, version, a
+ * usage error). */
+static int parse_args(int argc, char **argv, struct cli *o)
+{
+	struct bb_err err = {{0}};
 	int c;
 	char *end;
-	while ((c = getopt_long(argc, argv, "o:b:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:b:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			outpath = optarg;
+			o->outpath = optarg;
 			break;
 		case 'b':
-			baseline = optarg;
+			o->baseline = optarg;
 			break;
 		case OPT_TOP:
 			errno = 0;
-			top = strtoul(optarg, &end, 10);
+			o->top = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || *optarg == '-')
-				return usage_error("--top: bad count '%s'", optarg);
+				return bb_usage_error(PROG, "--top: bad count '%s'", optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -77,56 +76,37 @@ int main(int argc, char **argv)
 			printf("bbreport (bb) %s\nGraphviz %s\njansson %s\n", BB_VERSION,
 			       bb_viz_graphviz_version(), bb_viz_jansson_version());
 			return 0;
+		case ':':
+		case '?':
+			return bb_usage_getopt(PROG, c, optopt, argv[optind - 1]);
 		default:
-			if (c >= OPT_NEST && c < OPT_NEST + BB_REP_NEST_NOPTS) {
-				struct bb_err e = {{0}};
-				if (bb_rep_nest_option(c - OPT_NEST, optarg, &np, &e) != 0)
-					return usage_error("%s", e.msg);
-				break;
-			}
-			fprintf(stderr, "Try 'bbreport --help' for more information.\n");
-			return 2;
+			if (c >= OPT_NEST && c < OPT_NEST + BB_REP_NEST_NOPTS &&
+			    bb_rep_nest_option(c - OPT_NEST, optarg, &o->np, &err) != 0)
+				return bb_usage_error(PROG, "%s", err.msg);
 		}
 	}
-	if (!outpath)
-		return usage_error("%s", "-o FILE is required");
+	if (!o->outpath)
+		return bb_usage_error(PROG, "-o FILE is required");
 	if (argc - optind != 1)
-		return usage_error("%s", "expected one trace");
+		return bb_usage_error(PROG, "expected one trace");
+	if (bb_nest_params_check(&o->np, &err) != 0)
+		return bb_usage_error(PROG, "%s", err.msg);
+	o->trace = argv[optind];
+	return -1;
+}
+
+/* Writes the page: 0, or 1 after an error. */
+static int write_page(const struct cli *o, const struct bb_rep_run *run,
+                      const struct bb_rep_series *ts, const struct bb_rep_diff *d)
+{
 	struct bb_err err = {{0}};
-	if (bb_nest_params_check(&np, &err) != 0)
-		return usage_error("%s", err.msg);
-	const char *trace = argv[optind];
-	struct bb_rep_series *ts = bb_rep_series_new();
-	struct bb_rep_load_opts lo = {&np, NULL, bb_rep_series_add, ts};
-	struct bb_rep_load_opts lb = {&np, NULL, NULL, NULL};
-	struct bb_rep_run *run = bb_rep_load(trace, &lo, &err), *base = NULL;
-	struct bb_rep_diff *d = NULL;
-	int status = 1;
-	if (!run) {
-		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
-		goto done;
-	}
-	if (!bb_rep_is_trace(run)) {
-		fprintf(stderr, "%s: error: %s: bbreport needs a trace (it reads the capture's "
-		                "health and the requests over time from it)\n", prog, trace);
-		goto done;
-	}
-	if (baseline) {
-		struct bb_rep_diff_params dp;
-		bb_rep_diff_params_init(&dp);
-		if (!(base = bb_rep_load(baseline, &lb, &err)) ||
-		    !(d = bb_rep_diff_new(bb_rep_patterns(base), bb_rep_patterns(run), &dp, &err))) {
-			fprintf(stderr, "%s: error: %s\n", prog, err.msg);
-			goto done;
-		}
-	}
-	FILE *fo = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "w");
+	FILE *fo = strcmp(o->outpath, "-") == 0 ? stdout : fopen(o->outpath, "w");
 	if (!fo) {
-		fprintf(stderr, "%s: error: %s: %s\n", prog, outpath, strerror(errno));
-		goto done;
+		fprintf(stderr, PROG ": error: %s: %s\n", o->outpath, strerror(errno));
+		return 1;
 	}
 	int64_t mark = bb_out_mark(fo);
-	int rc = bb_rep_html(fo, trace, run, ts, d, baseline, (size_t)top, &err);
+	int rc = bb_rep_html(fo, o->trace, run, ts, d, o->baseline, (size_t)o->top, &err);
 	if (rc < 0)
 		bb_out_cut(fo, mark);
 	if (fo != stdout && fclose(fo) != 0 && rc == 0) {
@@ -134,14 +114,59 @@ int main(int argc, char **argv)
 		rc = BB_ERR_IO;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "%s: error: %s: %s\n", prog, outpath, err.msg);
-		goto done;
+		fprintf(stderr, PROG ": error: %s: %s\n", o->outpath, err.msg);
+		return 1;
 	}
-	status = 0;
-done:
+	return 0;
+}
+
+/* Loads the baseline into *base (caller frees) and compares run with it:
+ * returns new, or NULL with err set. */
+static struct bb_rep_diff *compare(const struct cli *o, const struct bb_rep_run *run,
+                                   struct bb_rep_run **base, struct bb_err *err)
+{
+	struct bb_rep_load_opts lb = {&o->np, NULL, NULL, NULL};
+	struct bb_rep_diff_params dp;
+	bb_rep_diff_params_init(&dp);
+	*base = bb_rep_load(o->baseline, &lb, err);
+	if (!*base)
+		return NULL;
+	return bb_rep_diff_new(bb_rep_patterns(*base), bb_rep_patterns(run), &dp, err);
+}
+
+/* Loads the trace (and the baseline, compared), writes the page: the exit status. */
+static int report(const struct cli *o)
+{
+	struct bb_err err = {{0}};
+	struct bb_rep_series *ts = bb_rep_series_new();
+	struct bb_rep_load_opts lo = {&o->np, NULL, bb_rep_series_add, ts};
+	struct bb_rep_run *run = bb_rep_load(o->trace, &lo, &err), *base = NULL;
+	struct bb_rep_diff *d = NULL;
+	int status = 1;
+	if (!run)
+		fprintf(stderr, PROG ": error: %s\n", err.msg);
+	else if (!bb_rep_is_trace(run))
+		fprintf(stderr,
+		        PROG ": error: %s: bbreport needs a trace (it reads the capture's "
+		             "health and the requests over time from it)\n",
+		        o->trace);
+	else if (o->baseline && !(d = compare(o, run, &base, &err)))
+		fprintf(stderr, PROG ": error: %s\n", err.msg);
+	else
+		status = write_page(o, run, ts, d);
 	bb_rep_diff_free(d);
 	bb_rep_run_free(base);
 	bb_rep_run_free(run);
 	bb_rep_series_free(ts);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli o = {.top = 30};
+	bb_nest_params_init(&o.np);
+	int status = parse_args(argc, argv, &o);
+	if (status < 0)
+		status = report(&o);
 	return status;
 }

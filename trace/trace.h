@@ -38,6 +38,12 @@ char *bb_xstrndup(const char *s, size_t n);
  * stderr and returns 2 (the exit status of a usage error). Only mains call it. */
 int bb_usage_error(const char *prog, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The usage error for a bad option, from what getopt_long returned (run with
+ * opterr = 0 and ':' first in the option string): c ':' (a value missing) or
+ * '?' (an unknown option), opt getopt's optopt, arg argv[optind - 1]. Names
+ * the option as given ("--output needs a value", "unknown option -x") and
+ * returns 2 through bb_usage_error. */
+int bb_usage_getopt(const char *prog, int c, int opt, const char *arg);
 
 /* ---- times ------------------------------------------------------------- */
 

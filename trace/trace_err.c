@@ -33,6 +33,27 @@ int bb_usage_error(const char *prog, const char *fmt, ...)
 	return 2;
 }
 
+/* Long options are named as given (up to any '='), short ones by optopt: an
+ * unknown short option in the middle of a bundle ("-xj") leaves optind, and
+ * so arg, on the element before it. A long option given a value it does not
+ * take ("--json=1") comes back as '?' with optopt its value. */
+int bb_usage_getopt(const char *prog, int c, int opt, const char *arg)
+{
+	int n = arg && arg[0] == '-' && arg[1] == '-' ? (int)strcspn(arg, "=") : 0;
+
+	if (c == ':' && n)
+		return bb_usage_error(prog, "%.*s needs a value", n, arg);
+	if (c == ':')
+		return bb_usage_error(prog, "-%c needs a value", opt);
+	if (opt && n && arg[n] == '=')
+		return bb_usage_error(prog, "%.*s takes no value", n, arg);
+	if (opt > 0 && opt < 256)
+		return bb_usage_error(prog, "unknown option -%c", opt);
+	if (!n)
+		n = arg ? (int)strlen(arg) : 0;
+	return bb_usage_error(prog, "unknown option \"%.*s\"", n, arg ? arg : "");
+}
+
 /* Allocation failure is not recoverable in bb: say how much and abort. This is
  * the one place a library prints, because nobody is left to report to. */
 static void oom(size_t n, size_t size)

@@ -25,15 +25,23 @@ grep -q '^bbconv: note: -q is --quiet since bb 0.2; the quantum is -Q 0.01$' q.e
 "$B" -q -Q 0.01 --text "$T" >q.out 2>q.err || no "-q -Q 0.01: exit $?"
 [ -s q.err ] && no "-q -Q 0.01 wrote stderr: $(cat q.err)"
 
-# usage errors: exit 2 and a one-line hint
-for bad in "-Q 0" "-Q x" "--spike 3,4" "--spike 4" "--method fast" "--max-depth 0" "--min-count -1" "--nosuch" "a b"; do
+# usage errors: exit 2, "bbconv: error: what" and the hint, two lines
+for bad in "-Q 0" "-Q x" "--spike 3,4" "--spike 4" "--method fast" "--max-depth 0" "--min-count -1" "--nosuch" "a b" "-Q" "--quantum" "-x" "--json=1"; do
 	# shellcheck disable=SC2086
 	"$B" $bad >u.out 2>u.err
 	rc=$?
 	[ $rc -eq 2 ] || no "'$bad' exit $rc, want 2"
-	grep -q "bbconv --help" u.err || no "'$bad' has no hint: $(cat u.err)"
+	[ "$(wc -l <u.err)" -eq 2 ] && head -n 1 u.err | grep -q '^bbconv: error: ' &&
+		tail -n 1 u.err | grep -qx "Try 'bbconv --help' for more information." ||
+		no "'$bad' message: $(cat u.err)"
 	[ -s u.out ] && no "'$bad' wrote stdout"
 done
+# the option named as given
+"$B" --quantum 2>u.err; grep -q '^bbconv: error: --quantum needs a value$' u.err || no "--quantum: $(cat u.err)"
+"$B" -jx 2>u.err; grep -q '^bbconv: error: unknown option -x$' u.err || no "-jx: $(cat u.err)"
+"$B" --nosuch=3 2>u.err; grep -q '^bbconv: error: unknown option "--nosuch"$' u.err || no "--nosuch=3: $(cat u.err)"
+"$B" --stats=1 2>u.err; grep -q '^bbconv: error: --stats takes no value$' u.err || no "--stats=1: $(cat u.err)"
+"$B" --json=1 2>u.err; grep -q '^bbconv: error: --json takes no value$' u.err || no "--json=1: $(cat u.err)"
 
 # missing file: runtime failure, exit 1
 "$B" -Q 0.01 /nonexistent/t.tr >/dev/null 2>m.err

@@ -77,6 +77,11 @@ jq -e '[.changes[] | select(.kind != "edge" or .from != "WS2" or (.to | test("^A
 # usage
 "$diff" mt.tr >/dev/null 2>err; [ $? -eq 2 ] || no "one run: not exit 2"
 "$diff" --alpha 2 mt.tr mt7.tr >/dev/null 2>err; [ $? -eq 2 ] || no "--alpha 2: not exit 2"
+[ "$(cat err)" = "bbdiff: error: --alpha: expected a number in (0, 1), not '2'
+Try 'bbdiff --help' for more information." ] || no "--alpha 2: $(cat err)"
+"$diff" --nosuch mt.tr mt7.tr >/dev/null 2>err; [ $? -eq 2 ] || no "--nosuch: not exit 2"
+[ "$(cat err)" = "bbdiff: error: unknown option \"--nosuch\"
+Try 'bbdiff --help' for more information." ] || no "--nosuch: $(cat err)"
 "$diff" no-such.tr mt.tr >/dev/null 2>err; rc=$?
 [ $rc -eq 1 ] && grep -q '^bbdiff: error: no-such.tr: ' err || no "missing file: $rc $(cat err)"
 "$diff" --help | grep -q '^usage: bbdiff' || no "--help"

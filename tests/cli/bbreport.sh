@@ -33,6 +33,10 @@ grep -q 'no <code>#capture</code> line' mt.html || no "no note about the missing
 [ "$(grep -c '<div class="graph" id="g' mt.html)" -eq 5 ] || no "--top 5: not 5 graphs"
 # errors and usage
 "$rep" delay.tr >/dev/null 2>err; [ $? -eq 2 ] || no "no -o: not exit 2"
+[ "$(cat err)" = "bbreport: error: -o FILE is required
+Try 'bbreport --help' for more information." ] || no "no -o: $(cat err)"
+"$rep" -o x.html delay.tr --top >/dev/null 2>err; [ $? -eq 2 ] || no "--top: not exit 2"
+[ "$(head -n 1 err)" = "bbreport: error: --top needs a value" ] || no "--top: $(cat err)"
 "$rep" -o x.html no-such.tr 2>err; rc=$?
 [ $rc -eq 1 ] && grep -q '^bbreport: error: no-such.tr: ' err || no "missing trace: $rc $(cat err)"
 "$rep" -o no/such/dir/x.html delay.tr 2>err; rc=$?

@@ -25,7 +25,9 @@ for args in "" "--frobnicate t.tr" "--skew WS2 t.tr" "--skew WS2=abc t.tr" "--dr
 	"$sk" $args >out 2>err </dev/null
 	rc=$?
 	[ $rc -eq 2 ] || no "'$args' exits $rc, not 2"
-	[ "$(wc -l <err)" -eq 1 ] || no "'$args': $(cat err)"
+	[ "$(wc -l <err)" -eq 2 ] && head -n 1 err | grep -q '^bbskew: error: ' &&
+		tail -n 1 err | grep -qx "Try 'bbskew --help' for more information." ||
+		no "'$args': $(cat err)"
 done
 
 # identity: one canonical input, no option: the same bytes, nothing added

@@ -23,7 +23,8 @@ for args in "" "--frobnicate x.json" "-S" "--seed x $cfgs/multitier.json" \
 	"$mt" $args >out 2>err
 	rc=$?
 	[ $rc -eq 2 ] || no "'$args' exits $rc, not 2"
-	[ "$(wc -l <err)" -eq 1 ] && grep -q '^maketrace: error: .*(try maketrace --help)$' err ||
+	[ "$(wc -l <err)" -eq 2 ] && head -n 1 err | grep -q '^maketrace: error: ' &&
+		tail -n 1 err | grep -qx "Try 'maketrace --help' for more information." ||
 		no "'$args': $(cat err)"
 done
 

@@ -144,10 +144,10 @@ want='bbconv: error: wide.tr:4: timestamp 9223372036.854775807 is outside the ra
 # bbconv's durations: a skew window of 10^8 lags (it took 35 s and 6 GB for a
 # 2-message trace) and durations that would overflow are usage errors
 run bigskew-bbconv 2 bbconv --skew 100000 -Q 1ms --max-delay 1 unmatched.tr
-grep -q '^bbconv: the skew window (skew / quantum) exceeds 2^22 quanta: lower --skew or raise the quantum$' bigskew-bbconv.err ||
+grep -q '^bbconv: error: the skew window (skew / quantum) exceeds 2^22 quanta: lower --skew or raise the quantum$' bigskew-bbconv.err ||
 	no "bigskew-bbconv: stderr '$(cat bigskew-bbconv.err)'"
 run bigtol-bbconv 2 bbconv --tolerance 9000000000 unmatched.tr
-grep -q '^bbconv: the quantum, tolerance, maximum delay and skew must each be at most 2^50 ns (13 days)$' bigtol-bbconv.err ||
+grep -q '^bbconv: error: the quantum, tolerance, maximum delay and skew must each be at most 2^50 ns (13 days)$' bigtol-bbconv.err ||
 	no "bigtol-bbconv: stderr '$(cat bigtol-bbconv.err)'"
 
 # full disk: -o /dev/full and standard output on /dev/full
