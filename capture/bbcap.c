@@ -475,26 +475,7 @@ int main(int argc, char **argv)
 				return bad_usage("%s", err.msg);
 			break;
 		case OPT_LIST:
-			for (size_t i = 0; i < bb_dec_count(); i++) {
-				const struct bb_decoder *d = bb_dec_at(i);
-				printf("%-8s %s%s%s", d->name,
-				       (d->transports & BB_TR_TCP) ? "tcp" : "",
-				       d->transports == (BB_TR_TCP | BB_TR_UDP) ? "," : "",
-				       (d->transports & BB_TR_UDP) ? "udp" : "");
-				printf("%*s", d->transports == (BB_TR_TCP | BB_TR_UDP) ? 1 : 5, "");
-				if (!d->ports[0])
-					printf("%-22s", "(any)");
-				else {
-					char ports[64];
-					int n = 0;
-					for (int k = 0; k < 8 && d->ports[k]; k++)
-						n += snprintf(ports + n, sizeof ports - (size_t)n, "%s%u",
-						              k ? "," : "", d->ports[k]);
-					printf("%-22s", ports);
-				}
-				printf(" %s\n", d->summary);
-			}
-			return 0;
+			return bb_dec_list(stdout) < 0 ? 1 : 0;
 		case OPT_FIXED_HOLD:
 			o.fixed_hold = 1;
 			break;
