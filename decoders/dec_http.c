@@ -65,8 +65,8 @@ static int is_method(const uint8_t *p, size_t n)
 {
 	struct bb_rd r = bb_rd_make(p, n);
 	uint8_t c = bb_rd_u8(&r);
-	/* Every method starts with a capital letter: hunting through a body
-	 * calls this at each byte, and most bytes stop here. */
+	/* Every method starts with a capital letter from A to U: hunting
+	 * through a body calls this at each byte, and most bytes stop here. */
 	if (c < 'A' || c > 'U')
 		return 0;
 	for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
@@ -304,7 +304,9 @@ static void finish(struct http_state *s, const struct bb_dec_ctx *ctx, int dir)
 	(void)s;
 }
 
-/* Parses a request head at p, scanned into hi. Sets the body phase. */
+/* Parses a request head at p, scanned into hi: queues the request and sets
+ * the body phase. Returns -1 when it is not a request head (or has a bad
+ * Content-Length), 1 when the message ends with its head, else 0. */
 static int request_head(struct http_state *s, const struct bb_dec_ctx *ctx, struct http_dir *d,
                         const uint8_t *p, const struct head_info *hi, int64_t t0)
 {
@@ -361,8 +363,10 @@ static void target_tokens(struct http_dir *d, const struct bb_dec_ctx *ctx, cons
 		dec_tok_target(&d->toks, ctx, line.p, (size_t)sp2);
 }
 
-/* Parses a response head at p, scanned into hi. Returns 1 when the message
- * is complete at the head. */
+/* Parses a response head at p, scanned into hi: pairs it with the request it
+ * answers and sets the body phase. Returns -1 when it is not a status line
+ * (or has a bad Content-Length), 1 when the message ends with its head, else
+ * 0. */
 static int response_head(struct http_state *s, const struct bb_dec_ctx *ctx, struct http_dir *d,
                          const uint8_t *p, const struct head_info *hi, int64_t t0)
 {

@@ -1094,9 +1094,10 @@ static int step_payload(struct h2_state *s, const struct bb_dec_ctx *ctx, struct
 	return STEP_GO;
 }
 
-/* PH_FRAMES at a frame header (stream position at): a field block with its
- * CONTINUATION frames, a RST_STREAM or a DATA header are read whole; any other
- * frame (and a malformed one) has its payload skipped by step_payload. */
+/* PH_FRAMES at a frame header (stream position at): HEADERS or PUSH_PROMISE
+ * with their CONTINUATION frames, and RST_STREAM, are read whole; of DATA only
+ * the header is read: its payload, like that of any other frame (and of a
+ * malformed one), is skipped by step_payload. */
 static int step_frame(struct h2_state *s, const struct bb_dec_ctx *ctx, struct h2_dir *d, int dir,
                       uint64_t at, struct bb_rd *r)
 {

@@ -57,7 +57,9 @@ static inline void dec_count(const struct bb_dec_ctx *ctx, size_t field_off)
 #define DEC_COUNT(ctx, field) dec_count((ctx), offsetof(struct bb_dec_stats, field))
 
 /* A fixed-capacity table of pending calls, keyed by a 64-bit key, with three
- * small values each. Full: the oldest-inserted slot is evicted and counted. */
+ * small values each. A key already pending is overwritten and counted
+ * (dup_call). Full: slots are evicted in turn (round robin, not always the
+ * oldest call) and counted (evicted). */
 #define DEC_MATCH_N 64
 struct dec_match {
 	struct {
