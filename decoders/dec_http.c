@@ -454,24 +454,17 @@ static void lost_framing(struct http_state *s, const struct bb_dec_ctx *ctx, str
 	d->hunting = 1;
 }
 
+/* dec_hunt's test: a status line from the server (*dir), else a request line. */
+static int msg_start(const uint8_t *p, size_t n, const void *dir)
+{
+	return *(const int *)dir == BB_DIR_S2C ? is_status(p, n) : request_line(p, n);
+}
+
 /* Hunting: skips to the first request line (or status line, from the
  * server) among the bytes; waits when there is none yet. */
 static int step_hunt(const struct bb_dec_ctx *ctx, struct http_dir *d, int dir, struct bb_rd *r)
 {
-	size_t left = bb_rd_left(r);
-	size_t i = 0;
-	int found = 0;
-	for (; i + 16 <= left; i++) {
-		const uint8_t *q = r->p + i;
-		if (dir == BB_DIR_S2C ? is_status(q, left - i) : request_line(q, left - i)) {
-			found = 1;
-			break;
-		}
-	}
-	if (ctx->stats)
-		ctx->stats->skipped_bytes += i;
-	bb_rd_skip(r, i);
-	if (!found)
+	if (!dec_hunt(r, ctx, 16, msg_start, &dir))
 		return STEP_WAIT;
 	d->hunting = 0;
 	return STEP_GO;
@@ -523,9 +516,7 @@ static int step_head(struct http_state *s, const struct bb_dec_ctx *ctx, struct 
 static int step_counted(struct http_state *s, const struct bb_dec_ctx *ctx, struct http_dir *d,
                         int dir, uint64_t at, struct bb_rd *r)
 {
-	size_t left = bb_rd_left(r);
-	size_t take = d->left < left ? (size_t)d->left : left;
-	bb_rd_skip(r, take);
+	size_t take = bb_rd_skip_upto(r, d->left);
 	d->left -= take;
 	d->len += take;
 	d->t1 = dec_time(ctx, dir, at + take - 1);

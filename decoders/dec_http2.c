@@ -1041,35 +1041,29 @@ static int step_h1(struct h2_state *s, const struct bb_dec_ctx *ctx, struct h2_d
 /* PH_H1_BODY: the body of the upgrade request, skipped. */
 static int step_h1_body(struct h2_dir *d, struct bb_rd *r)
 {
-	size_t left = bb_rd_left(r);
-	size_t take = d->h1_left < left ? (size_t)d->h1_left : left;
-	bb_rd_skip(r, take);
-	d->h1_left -= take;
+	d->h1_left -= bb_rd_skip_upto(r, d->h1_left);
 	if (d->h1_left == 0)
 		d->phase = PH_START; /* the preface follows */
 	return STEP_GO;
+}
+
+/* dec_hunt's test: a trustworthy chain of frame headers starts at p; -1
+ * (wait for more bytes to decide) while chain_ok cannot tell and fewer than
+ * two of the longest frames believed are there. */
+static int chain_start(const uint8_t *p, size_t n, const void *arg)
+{
+	(void)arg;
+	int c = chain_ok(bb_rd_make(p, n));
+	if (c < 0 && n < 2 * (H2_HUNT_MAX_LEN + 9))
+		return -1;
+	return c > 0;
 }
 
 /* PH_HUNT: skips to the first offset where a trustworthy chain of frame
  * headers starts (chain_ok); waits when none can be decided yet. */
 static int step_hunt(const struct bb_dec_ctx *ctx, struct h2_dir *d, struct bb_rd *r)
 {
-	size_t left = bb_rd_left(r);
-	size_t i = 0;
-	int found = 0;
-	for (; i + 9 <= left; i++) {
-		int c = chain_ok(bb_rd_make(r->p + i, left - i));
-		if (c < 0 && left - i < 2 * (H2_HUNT_MAX_LEN + 9))
-			break; /* wait for more bytes to decide */
-		if (c > 0) {
-			found = 1;
-			break;
-		}
-	}
-	if (ctx->stats)
-		ctx->stats->skipped_bytes += i;
-	bb_rd_skip(r, i);
-	if (!found)
+	if (!dec_hunt(r, ctx, 9, chain_start, NULL))
 		return STEP_WAIT;
 	d->phase = PH_FRAMES;
 	d->in_frame = 0;
@@ -1081,9 +1075,7 @@ static int step_hunt(const struct bb_dec_ctx *ctx, struct h2_dir *d, struct bb_r
 static int step_payload(struct h2_state *s, const struct bb_dec_ctx *ctx, struct h2_dir *d,
                         int dir, uint64_t at, struct bb_rd *r)
 {
-	size_t left = bb_rd_left(r);
-	size_t take = d->fr_left < left ? (size_t)d->fr_left : left;
-	bb_rd_skip(r, take);
+	size_t take = bb_rd_skip_upto(r, d->fr_left);
 	d->fr_left -= take;
 	if (d->fr_left == 0) {
 		d->in_frame = 0;

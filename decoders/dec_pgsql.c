@@ -345,9 +345,7 @@ enum { STEP_GO = 0, STEP_WAIT, STEP_NEXT };
 static int step_rest(struct pg_state *s, const struct bb_dec_ctx *ctx, struct pg_dir *d, int dir,
                      uint64_t at, struct bb_rd *r)
 {
-	size_t left = bb_rd_left(r);
-	size_t take = d->left < left ? d->left : left;
-	bb_rd_skip(r, take);
+	size_t take = bb_rd_skip_upto(r, d->left);
 	d->left -= (uint32_t)take;
 	d->len += take;
 	if (d->left == 0) {
@@ -357,24 +355,17 @@ static int step_rest(struct pg_state *s, const struct bb_dec_ctx *ctx, struct pg
 	return STEP_GO;
 }
 
+/* dec_hunt's test: a plausible typed message header from *dir. */
+static int msg_start(const uint8_t *p, size_t n, const void *dir)
+{
+	return plausible(bb_rd_make(p, n), *(const int *)dir);
+}
+
 /* Hunting: skips to the first plausible typed message header for dir;
  * waits when there is none yet. */
 static int step_hunt(const struct bb_dec_ctx *ctx, struct pg_dir *d, int dir, struct bb_rd *r)
 {
-	size_t left = bb_rd_left(r);
-	size_t i = 0;
-	int found = 0;
-	for (; i + 5 <= left; i++) {
-		struct bb_rd at = bb_rd_make(r->p + i, left - i);
-		if (plausible(at, dir)) {
-			found = 1;
-			break;
-		}
-	}
-	if (ctx->stats)
-		ctx->stats->skipped_bytes += i;
-	bb_rd_skip(r, i);
-	if (!found)
+	if (!dec_hunt(r, ctx, 5, msg_start, &dir))
 		return STEP_WAIT;
 	d->hunting = 0;
 	return STEP_GO;

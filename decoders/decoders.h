@@ -114,6 +114,17 @@ static inline void bb_rd_skip(struct bb_rd *r, size_t n)
 		r->p += n;
 }
 
+/* Skips n bytes or, when fewer are left, all of them (the reader is not
+ * failed); returns how many were skipped: the part of a payload or body that
+ * streams past in this call. */
+static inline size_t bb_rd_skip_upto(struct bb_rd *r, uint64_t n)
+{
+	size_t left = bb_rd_left(r);
+	size_t take = n < left ? (size_t)n : left;
+	bb_rd_skip(r, take);
+	return take;
+}
+
 /* The byte k places after the next one (k = 0: the next), 0..255, without
  * moving; -1 when there is none (the reader is not failed). */
 static inline int bb_rd_peek_at(const struct bb_rd *r, size_t k)
