@@ -47,6 +47,34 @@ struct bench_feed {
 	uint8_t pend[2][1 << 16];
 };
 
+/* A feed for the decoder named name (aborts when there is none), its state
+ * new and zeroed, the records going through ctx (borrowed). Free with
+ * bench_feed_free. */
+static inline struct bench_feed *bench_feed_new(const char *name, const struct bb_dec_ctx *ctx)
+{
+	int d = bb_dec_find(name);
+	struct bench_feed *f = calloc(1, sizeof *f);
+	if (d < 0 || !f)
+		abort();
+	f->dec = bb_dec_at((size_t)d);
+	f->ctx = ctx;
+	f->st = calloc(1, f->dec->state_size);
+	if (!f->st)
+		abort();
+	return f;
+}
+
+/* Ends the flow (the decoder emits what is pending) and frees f. */
+static inline void bench_feed_free(struct bench_feed *f)
+{
+	if (f->dec->end)
+		f->dec->end(f->st, f->ctx);
+	if (f->dec->free)
+		f->dec->free(f->st);
+	free(f->st);
+	free(f);
+}
+
 /* Hands the n bytes at p (from dir) to the decoder after what it left;
  * aborts when more than 64 KB would wait (not a benchmark's shape). */
 static inline void bench_feed(struct bench_feed *f, int dir, const uint8_t *p, size_t n)

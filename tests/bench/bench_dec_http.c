@@ -90,38 +90,24 @@ static void http_conv(struct conv *c)
 
 static void run(const char *name, const struct conv *c, long nx)
 {
-	int d = bb_dec_find(name);
-	if (d < 0)
-		abort();
 	struct bb_dec_stats st;
 	memset(&st, 0, sizeof st);
 	struct bb_dec_ctx ctx = {1, "10.0.0.1:40000", "10.0.0.2:80", BB_TR_TCP, &st, bench_at,
 	                         bench_count, NULL, bench_tok_key()};
-	struct bench_feed *f = calloc(1, sizeof *f);
-	if (!f)
-		abort();
-	f->dec = bb_dec_at((size_t)d);
-	f->ctx = &ctx;
-	f->st = calloc(1, f->dec->state_size);
-	if (!f->st)
-		abort();
+	struct bench_feed *f = bench_feed_new(name, &ctx);
 	bench_nmsg = 0;
 	double t0 = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	for (long i = 0; i < nx / 3; i++)
 		for (int k = 0; k < c->n; k++)
 			bench_feed(f, c->dir[k], (const uint8_t *)c->b[k], c->len[k]);
 	double dt = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - t0;
-	if (f->dec->end)
-		f->dec->end(f->st, &ctx);
-	if (f->dec->free)
-		f->dec->free(f->st);
+	uint64_t bytes = f->bytes;
+	bench_feed_free(f);
 	printf("%-8s on http   %10.0f MB/s %12.0f messages/s  (%llu messages, %llu bytes, %.3f s CPU; "
 	       "malformed %llu, unmatched %llu)\n",
-	       name, (double)f->bytes / dt / 1e6, (double)bench_nmsg / dt,
-	       (unsigned long long)bench_nmsg, (unsigned long long)f->bytes, dt,
+	       name, (double)bytes / dt / 1e6, (double)bench_nmsg / dt,
+	       (unsigned long long)bench_nmsg, (unsigned long long)bytes, dt,
 	       (unsigned long long)st.malformed, (unsigned long long)st.unmatched_ret);
-	free(f->st);
-	free(f);
 }
 
 int main(int argc, char **argv)

@@ -94,7 +94,7 @@ static void pg_conv(struct conv *c)
 	const char *sql = "SELECT abalance FROM pgbench_accounts WHERE aid = 12345";
 	pg_msg(q, 'Q', sql, strlen(sql) + 1);
 	r = turn(c, 1);
-	pg_msg(r, 'T', "\0\x01" "abalance\0\0\0\0\0\0\0\0\0\x17\0\x04\xff\xff\xff\xff\0\0", 33);
+	pg_msg(r, 'T', "\0\x01" "abalance\0\0\0\0\0\0\0\0\0\x17\0\x04\xff\xff\xff\xff\0\0", 28);
 	for (int i = 0; i < 10; i++) {
 		struct buf row = {0};
 		be16(&row, 1);
@@ -224,38 +224,24 @@ static void kf_conv(struct conv *c)
 
 static void run(const char *name, const char *as, const struct conv *c, long nx)
 {
-	int d = bb_dec_find(name);
-	if (d < 0)
-		abort();
 	struct bb_dec_stats st;
 	memset(&st, 0, sizeof st);
 	struct bb_dec_ctx ctx = {1, "10.0.0.1:40000", "10.0.0.2:5432", BB_TR_TCP, &st, bench_at,
 	                         bench_count, NULL, bench_tok_key()};
-	struct bench_feed *f = calloc(1, sizeof *f);
-	if (!f)
-		abort();
-	f->dec = bb_dec_at((size_t)d);
-	f->ctx = &ctx;
-	f->st = calloc(1, f->dec->state_size);
-	if (!f->st)
-		abort();
+	struct bench_feed *f = bench_feed_new(name, &ctx);
 	bench_nmsg = 0;
 	double t0 = bench_clock_s(CLOCK_MONOTONIC);
 	for (long i = 0; i < nx; i++)
 		for (int k = 0; k < c->n; k++)
 			bench_feed(f, c->dir[k], c->b[k].p, c->b[k].n);
 	double dt = bench_clock_s(CLOCK_MONOTONIC) - t0;
-	if (f->dec->end)
-		f->dec->end(f->st, &ctx);
-	if (f->dec->free)
-		f->dec->free(f->st);
+	uint64_t bytes = f->bytes;
+	bench_feed_free(f);
 	printf("%-8s on %-6s %10.0f MB/s %12.0f messages/s  (%llu messages, %llu bytes, %.3f s; "
 	       "malformed %llu)\n",
-	       name, as, (double)f->bytes / dt / 1e6, (double)bench_nmsg / dt,
-	       (unsigned long long)bench_nmsg, (unsigned long long)f->bytes, dt,
+	       name, as, (double)bytes / dt / 1e6, (double)bench_nmsg / dt,
+	       (unsigned long long)bench_nmsg, (unsigned long long)bytes, dt,
 	       (unsigned long long)st.malformed);
-	free(f->st);
-	free(f);
 }
 
 int main(int argc, char **argv)
