@@ -1,4 +1,4 @@
-/* registry.c - the table of decoders: port dispatch, probes, --decode-as */
+/* registry.c - the table of decoders: port dispatch, probes, --decode-as, --list-decoders */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
