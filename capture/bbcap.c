@@ -369,30 +369,6 @@ static int token_key(struct bb_cap_opts *o, const char *salt, int off, const cha
 	return 0;
 }
 
-/* --list-decoders: name, transports, default ports, summary. */
-static int list_decoders(void)
-{
-	for (size_t i = 0; i < bb_dec_count(); i++) {
-		const struct bb_decoder *d = bb_dec_at(i);
-		printf("%-8s %s%s%s", d->name, (d->transports & BB_TR_TCP) ? "tcp" : "",
-		       d->transports == (BB_TR_TCP | BB_TR_UDP) ? "," : "",
-		       (d->transports & BB_TR_UDP) ? "udp" : "");
-		printf("%*s", d->transports == (BB_TR_TCP | BB_TR_UDP) ? 1 : 5, "");
-		if (!d->ports[0]) {
-			printf("%-22s", "(any)");
-		} else {
-			char ports[64];
-			int n = 0;
-			for (int k = 0; k < 8 && d->ports[k]; k++)
-				n += snprintf(ports + n, sizeof ports - (size_t)n, "%s%u", k ? "," : "",
-				              d->ports[k]);
-			printf("%-22s", ports);
-		}
-		printf(" %s\n", d->summary);
-	}
-	return 0;
-}
-
 static int print_version(void)
 {
 	char v[256], z[128];
@@ -521,7 +497,7 @@ static int option(struct args *a, int opt, const char *arg)
 	case 'n':
 		return -1; /* bbcap never resolves names: node names are addresses */
 	case OPT_LIST:
-		return list_decoders();
+		return bb_dec_list(stdout) < 0 ? 1 : 0;
 	case 'h':
 		usage(stdout);
 		return 0;

@@ -65,8 +65,8 @@ static int is_method(const uint8_t *p, size_t n)
 {
 	struct bb_rd r = bb_rd_make(p, n);
 	uint8_t c = bb_rd_u8(&r);
-	/* Every method starts with a capital letter: hunting through a body
-	 * calls this at each byte, and most bytes stop here. */
+	/* Every method starts with a capital letter from A to U: hunting
+	 * through a body calls this at each byte, and most bytes stop here. */
 	if (c < 'A' || c > 'U')
 		return 0;
 	for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
@@ -304,7 +304,9 @@ static void finish(struct http_state *s, const struct bb_dec_ctx *ctx, int dir)
 	(void)s;
 }
 
-/* Parses a request head at p, scanned into hi. Sets the body phase. */
+/* Parses a request head at p, scanned into hi: queues the request and sets
+ * the body phase. Returns -1 when it is not a request head (or has a bad
+ * Content-Length), 1 when the message ends with its head, else 0. */
 static int request_head(struct http_state *s, const struct bb_dec_ctx *ctx, struct http_dir *d,
                         const uint8_t *p, const struct head_info *hi, int64_t t0)
 {
@@ -361,8 +363,10 @@ static void target_tokens(struct http_dir *d, const struct bb_dec_ctx *ctx, cons
 		dec_tok_target(&d->toks, ctx, line.p, (size_t)sp2);
 }
 
-/* Parses a response head at p, scanned into hi. Returns 1 when the message
- * is complete at the head. */
+/* Parses a response head at p, scanned into hi: pairs it with the request it
+ * answers and sets the body phase. Returns -1 when it is not a status line
+ * (or has a bad Content-Length), 1 when the message ends with its head, else
+ * 0. */
 static int response_head(struct http_state *s, const struct bb_dec_ctx *ctx, struct http_dir *d,
                          const uint8_t *p, const struct head_info *hi, int64_t t0)
 {
@@ -432,6 +436,158 @@ static int response_head(struct http_state *s, const struct bb_dec_ctx *ctx, str
 	return 0;
 }
 
+/* ---- the byte loop ------------------------------------------------------------
+ *
+ * http_decode runs one step of the direction's phase at a time; each step
+ * consumes what it can from r and says whether to go on or to wait for more
+ * bytes (http_decode then returns what was consumed). */
+enum { STEP_GO = 0, STEP_WAIT };
+
+/* The message in progress lost its framing: it is reported as far as it
+ * went, and the direction hunts for the next message start. */
+static void lost_framing(struct http_state *s, const struct bb_dec_ctx *ctx, struct http_dir *d,
+                         int dir)
+{
+	DEC_COUNT(ctx, malformed);
+	finish(s, ctx, dir);
+	d->phase = PH_HEAD;
+	d->hunting = 1;
+}
+
+/* dec_hunt's test: a status line from the server (*dir), else a request line. */
+static int msg_start(const uint8_t *p, size_t n, const void *dir)
+{
+	return *(const int *)dir == BB_DIR_S2C ? is_status(p, n) : request_line(p, n);
+}
+
+/* Hunting: skips to the first request line (or status line, from the
+ * server) among the bytes; waits when there is none yet. */
+static int step_hunt(const struct bb_dec_ctx *ctx, struct http_dir *d, int dir, struct bb_rd *r)
+{
+	if (!dec_hunt(r, ctx, 16, msg_start, &dir))
+		return STEP_WAIT;
+	d->hunting = 0;
+	return STEP_GO;
+}
+
+/* PH_HEAD: a whole request or response head (stream position at), which
+ * sets the body phase; a message without a body is emitted here. */
+static int step_head(struct http_state *s, const struct bb_dec_ctx *ctx, struct http_dir *d,
+                     int dir, uint64_t at, struct bb_rd *r)
+{
+	size_t left = bb_rd_left(r);
+	struct head_info hi;
+	hi.toks = dec_tok_on(ctx) ? &d->toks : NULL;
+	hi.ctx = ctx;
+	hi.dir = dir;
+	size_t hl = scan_head(r->p, left, &hi);
+	if (hl == 0) {
+		if (left > HTTP_MAX_HEAD) {
+			DEC_COUNT(ctx, malformed);
+			d->hunting = 1;
+			bb_rd_skip(r, 1);
+			return STEP_GO;
+		}
+		return STEP_WAIT;
+	}
+	int64_t t0 = dec_time(ctx, dir, at);
+	int done = dir == BB_DIR_C2S ? request_head(s, ctx, d, r->p, &hi, t0)
+	                             : response_head(s, ctx, d, r->p, &hi, t0);
+	if (done < 0) {
+		DEC_COUNT(ctx, malformed);
+		d->pending = 0;
+		d->phase = PH_HEAD;
+		d->hunting = 1;
+		bb_rd_skip(r, 1);
+		return STEP_GO;
+	}
+	if (dir == BB_DIR_C2S)
+		target_tokens(d, ctx, r->p, hi.line1);
+	bb_rd_skip(r, hl);
+	d->t0 = t0;
+	d->t1 = dec_time(ctx, dir, at + hl - 1);
+	d->len = hl;
+	if (done)
+		finish(s, ctx, dir);
+	return STEP_GO;
+}
+
+/* PH_BODY_LEN, PH_CHUNK_DATA: body bytes of a known count. */
+static int step_counted(struct http_state *s, const struct bb_dec_ctx *ctx, struct http_dir *d,
+                        int dir, uint64_t at, struct bb_rd *r)
+{
+	size_t take = bb_rd_skip_upto(r, d->left);
+	d->left -= take;
+	d->len += take;
+	d->t1 = dec_time(ctx, dir, at + take - 1);
+	if (d->left == 0) {
+		if (d->phase == PH_BODY_LEN) {
+			d->phase = PH_HEAD;
+			finish(s, ctx, dir);
+		} else {
+			d->phase = PH_CHUNK_CRLF;
+		}
+	}
+	return STEP_GO;
+}
+
+/* The chunk-size line (RFC 9112 7.1: hex digits, then extensions we ignore):
+ * the next phase, the data's length, or the end of the chunks. */
+static void chunk_size(struct http_state *s, const struct bb_dec_ctx *ctx, struct http_dir *d,
+                       int dir, struct bb_rd line)
+{
+	uint64_t sz = 0;
+	int digits = 0;
+	while (bb_rd_left(&line)) {
+		uint8_t c = bb_rd_u8(&line);
+		int v = c >= '0' && c <= '9' ? c - '0'
+		      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		      : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (v < 0 || sz >= (UINT64_C(1) << 56))
+			break;
+		sz = sz * 16 + (uint64_t)v;
+		digits++;
+	}
+	if (!digits) {
+		lost_framing(s, ctx, d, dir);
+	} else if (sz == 0) {
+		d->phase = PH_TRAILER;
+	} else {
+		d->phase = PH_CHUNK_DATA;
+		d->left = sz;
+	}
+}
+
+/* PH_CHUNK_SIZE, PH_CHUNK_CRLF, PH_TRAILER: one line of the chunked framing. */
+static int step_chunk_line(struct http_state *s, const struct bb_dec_ctx *ctx,
+                           struct http_dir *d, int dir, uint64_t at, struct bb_rd *r)
+{
+	long nl = bb_rd_findc(r, '\n');
+	if (nl < 0) {
+		if (bb_rd_left(r) > 4096) {
+			lost_framing(s, ctx, d, dir);
+			return STEP_GO;
+		}
+		return STEP_WAIT;
+	}
+	struct bb_rd line = bb_rd_sub(r, (size_t)nl + 1);
+	d->len += (size_t)nl + 1;
+	d->t1 = dec_time(ctx, dir, at + (size_t)nl);
+	if (d->phase == PH_CHUNK_CRLF) {
+		d->phase = PH_CHUNK_SIZE;
+		if (nl > 1) /* not an empty line: lost framing */
+			lost_framing(s, ctx, d, dir);
+	} else if (d->phase == PH_TRAILER) {
+		if (nl <= 1) {
+			d->phase = PH_HEAD;
+			finish(s, ctx, dir);
+		}
+	} else {
+		chunk_size(s, ctx, d, dir, line);
+	}
+	return STEP_GO;
+}
+
 static size_t http_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t pos,
                           const uint8_t *p, size_t n)
 {
@@ -440,147 +596,35 @@ static size_t http_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint6
 		return n;
 	struct http_dir *d = &s->d[dir];
 	struct bb_rd r = bb_rd_make(p, n);
-	while (bb_rd_left(&r) > 0) {
-		size_t off = (size_t)(r.p - p);
+	int step = STEP_GO;
+	while (step == STEP_GO && bb_rd_left(&r) > 0) {
+		uint64_t at = pos + (uint64_t)(r.p - p);
 		size_t left = bb_rd_left(&r);
 		if (d->phase == PH_OPAQUE) {
 			bb_rd_skip(&r, left);
 			break;
 		}
 		if (d->hunting) {
-			/* Find the start of a message of this direction. */
-			size_t i = 0;
-			int found = 0;
-			for (; i + 16 <= left; i++) {
-				const uint8_t *q = r.p + i;
-				if (dir == BB_DIR_S2C ? is_status(q, left - i) : request_line(q, left - i)) {
-					found = 1;
-					break;
-				}
-			}
-			if (ctx->stats)
-				ctx->stats->skipped_bytes += i;
-			bb_rd_skip(&r, i);
-			if (!found)
-				break;
-			d->hunting = 0;
+			step = step_hunt(ctx, d, dir, &r);
 			continue;
 		}
 		switch (d->phase) {
-		case PH_HEAD: {
-			struct head_info hi;
-			hi.toks = dec_tok_on(ctx) ? &d->toks : NULL;
-			hi.ctx = ctx;
-			hi.dir = dir;
-			size_t hl = scan_head(r.p, left, &hi);
-			if (hl == 0) {
-				if (left > HTTP_MAX_HEAD) {
-					DEC_COUNT(ctx, malformed);
-					d->hunting = 1;
-					bb_rd_skip(&r, 1);
-					continue;
-				}
-				return off;
-			}
-			int64_t t0 = dec_time(ctx, dir, pos + off);
-			int done = dir == BB_DIR_C2S ? request_head(s, ctx, d, r.p, &hi, t0)
-			                             : response_head(s, ctx, d, r.p, &hi, t0);
-			if (done < 0) {
-				DEC_COUNT(ctx, malformed);
-				d->pending = 0;
-				d->phase = PH_HEAD;
-				d->hunting = 1;
-				bb_rd_skip(&r, 1);
-				continue;
-			}
-			if (dir == BB_DIR_C2S)
-				target_tokens(d, ctx, r.p, hi.line1);
-			bb_rd_skip(&r, hl);
-			d->t0 = t0;
-			d->t1 = dec_time(ctx, dir, pos + off + hl - 1);
-			d->len = hl;
-			if (done)
-				finish(s, ctx, dir);
+		case PH_HEAD:
+			step = step_head(s, ctx, d, dir, at, &r);
 			break;
-		}
 		case PH_BODY_LEN:
-		case PH_CHUNK_DATA: {
-			size_t take = d->left < left ? (size_t)d->left : left;
-			bb_rd_skip(&r, take);
-			d->left -= take;
-			d->len += take;
-			d->t1 = dec_time(ctx, dir, pos + off + take - 1);
-			if (d->left == 0) {
-				if (d->phase == PH_BODY_LEN) {
-					d->phase = PH_HEAD;
-					finish(s, ctx, dir);
-				} else {
-					d->phase = PH_CHUNK_CRLF;
-				}
-			}
+		case PH_CHUNK_DATA:
+			step = step_counted(s, ctx, d, dir, at, &r);
 			break;
-		}
 		case PH_CHUNK_SIZE:
 		case PH_CHUNK_CRLF:
-		case PH_TRAILER: {
-			long nl = bb_rd_findc(&r, '\n');
-			if (nl < 0) {
-				if (left > 4096) {
-					DEC_COUNT(ctx, malformed);
-					finish(s, ctx, dir);
-					d->phase = PH_HEAD;
-					d->hunting = 1;
-					continue;
-				}
-				return off;
-			}
-			struct bb_rd line = bb_rd_sub(&r, (size_t)nl + 1);
-			d->len += (size_t)nl + 1;
-			d->t1 = dec_time(ctx, dir, pos + off + (size_t)nl);
-			if (d->phase == PH_CHUNK_CRLF) {
-				d->phase = PH_CHUNK_SIZE;
-				if (nl > 1) { /* not an empty line: lost framing */
-					DEC_COUNT(ctx, malformed);
-					finish(s, ctx, dir);
-					d->phase = PH_HEAD;
-					d->hunting = 1;
-				}
-			} else if (d->phase == PH_TRAILER) {
-				if (nl <= 1) {
-					d->phase = PH_HEAD;
-					finish(s, ctx, dir);
-				}
-			} else {
-				uint64_t sz = 0;
-				int digits = 0;
-				while (bb_rd_left(&line)) {
-					uint8_t c = bb_rd_u8(&line);
-					int v = c >= '0' && c <= '9' ? c - '0'
-					      : c >= 'a' && c <= 'f' ? c - 'a' + 10
-					      : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-					if (v < 0 || sz >= (UINT64_C(1) << 56))
-						break;
-					sz = sz * 16 + (uint64_t)v;
-					digits++;
-				}
-				if (!digits) {
-					DEC_COUNT(ctx, malformed);
-					finish(s, ctx, dir);
-					d->phase = PH_HEAD;
-					d->hunting = 1;
-				} else if (sz == 0) {
-					d->phase = PH_TRAILER;
-				} else {
-					d->phase = PH_CHUNK_DATA;
-					d->left = sz;
-				}
-			}
+		case PH_TRAILER:
+			step = step_chunk_line(s, ctx, d, dir, at, &r);
 			break;
-		}
-		case PH_BODY_CLOSE:
+		case PH_BODY_CLOSE: /* the body runs to the end of the connection */
 			bb_rd_skip(&r, left);
 			d->len += left;
-			d->t1 = dec_time(ctx, dir, pos + off + left - 1);
+			d->t1 = dec_time(ctx, dir, at + left - 1);
 			break;
 		default:
 			bb_rd_skip(&r, left);

@@ -964,6 +964,198 @@ static int h1_head(struct h2_state *s, const struct bb_dec_ctx *ctx, int dir, ui
 	return -1;
 }
 
+/* ---- the byte loop ------------------------------------------------------------
+ *
+ * h2_decode runs one step of the direction's phase at a time; each step
+ * consumes what it can from r and says whether to go on or to wait for more
+ * bytes (h2_decode then returns what was consumed). */
+enum { STEP_GO = 0, STEP_WAIT };
+
+/* PH_START: the client preface, an HTTP/1.1 head (h2c upgrade), the server's
+ * SETTINGS, or else a connection picked up mid-stream. */
+static int step_start(struct h2_state *s, struct h2_dir *d, int dir, struct bb_rd *r)
+{
+	size_t left = bb_rd_left(r);
+	if (dir == BB_DIR_C2S) {
+		size_t k = left < H2_PREFACE_LEN ? left : H2_PREFACE_LEN;
+		if (memcmp(r->p, H2_PREFACE, k) == 0) {
+			if (k < H2_PREFACE_LEN)
+				return STEP_WAIT; /* wait for the rest */
+			bb_rd_skip(r, H2_PREFACE_LEN);
+			big(s);
+			d->phase = PH_FRAMES;
+			return STEP_GO;
+		}
+		if (!s->upgraded && h1_request(r->p, left)) {
+			d->phase = PH_H1;
+			return STEP_GO;
+		}
+		if (!s->upgraded && h1_maybe(r->p, left))
+			return STEP_WAIT; /* a request line still coming */
+	} else if (left >= 5 && memcmp(r->p, "HTTP/", 5) == 0) {
+		d->phase = PH_H1;
+		return STEP_GO;
+	} else if (left < 9) {
+		return STEP_WAIT;
+	} else {
+		struct bb_rd q = *r;
+		struct fhdr h = read_fhdr(&q);
+		if (h.type == FT_SETTINGS && h.sid == 0 && !(h.flags & 1)) {
+			/* The server's preface: the connection's start. */
+			big(s);
+			d->phase = PH_FRAMES;
+			return STEP_GO;
+		}
+	}
+	/* Mid-connection: older HPACK entries are unknown. */
+	tab_forget(&big(s)->tab[dir]);
+	d->phase = PH_HUNT;
+	return STEP_GO;
+}
+
+/* PH_H1: the HTTP/1.1 head of an h2c upgrade, at stream position at. */
+static int step_h1(struct h2_state *s, const struct bb_dec_ctx *ctx, struct h2_dir *d, int dir,
+                   uint64_t at, struct bb_rd *r)
+{
+	size_t left = bb_rd_left(r);
+	size_t hl = h1_head_len(r->p, left);
+	if (hl == 0) {
+		if (left > H2_H1_MAX) {
+			DEC_COUNT(ctx, malformed);
+			d->phase = PH_OPAQUE;
+			return STEP_GO;
+		}
+		return STEP_WAIT;
+	}
+	if (h1_head(s, ctx, dir, at, r->p, hl) < 0) {
+		s->d[0].phase = s->d[1].phase = PH_OPAQUE;
+		bb_rd_skip(r, hl);
+		return STEP_GO;
+	}
+	d->h1_left = dir == BB_DIR_C2S ? h1_content_length(r->p, hl) : 0;
+	bb_rd_skip(r, hl);
+	d->phase = dir == BB_DIR_C2S ? PH_H1_BODY : PH_FRAMES;
+	return STEP_GO;
+}
+
+/* PH_H1_BODY: the body of the upgrade request, skipped. */
+static int step_h1_body(struct h2_dir *d, struct bb_rd *r)
+{
+	d->h1_left -= bb_rd_skip_upto(r, d->h1_left);
+	if (d->h1_left == 0)
+		d->phase = PH_START; /* the preface follows */
+	return STEP_GO;
+}
+
+/* dec_hunt's test: a trustworthy chain of frame headers starts at p; -1
+ * (wait for more bytes to decide) while chain_ok cannot tell and fewer than
+ * two of the longest frames believed are there. */
+static int chain_start(const uint8_t *p, size_t n, const void *arg)
+{
+	(void)arg;
+	int c = chain_ok(bb_rd_make(p, n));
+	if (c < 0 && n < 2 * (H2_HUNT_MAX_LEN + 9))
+		return -1;
+	return c > 0;
+}
+
+/* PH_HUNT: skips to the first offset where a trustworthy chain of frame
+ * headers starts (chain_ok); waits when none can be decided yet. */
+static int step_hunt(const struct bb_dec_ctx *ctx, struct h2_dir *d, struct bb_rd *r)
+{
+	if (!dec_hunt(r, ctx, 9, chain_start, NULL))
+		return STEP_WAIT;
+	d->phase = PH_FRAMES;
+	d->in_frame = 0;
+	return STEP_GO;
+}
+
+/* PH_FRAMES inside a frame: the rest of a DATA frame or of a frame we do not
+ * read, skipped; the end of a DATA payload may end its stream. */
+static int step_payload(struct h2_state *s, const struct bb_dec_ctx *ctx, struct h2_dir *d,
+                        int dir, uint64_t at, struct bb_rd *r)
+{
+	size_t take = bb_rd_skip_upto(r, d->fr_left);
+	d->fr_left -= take;
+	if (d->fr_left == 0) {
+		d->in_frame = 0;
+		if (d->fr_type == FT_DATA)
+			on_data(s, ctx, dir, d->fr_sid, d->fr_flags & FL_END_STREAM,
+			        dec_time(ctx, dir, at + take - 1), 0);
+	}
+	return STEP_GO;
+}
+
+/* PH_FRAMES at a frame header (stream position at): HEADERS or PUSH_PROMISE
+ * with their CONTINUATION frames, and RST_STREAM, are read whole; of DATA only
+ * the header is read: its payload, like that of any other frame (and of a
+ * malformed one), is skipped by step_payload. */
+static int step_frame(struct h2_state *s, const struct bb_dec_ctx *ctx, struct h2_dir *d, int dir,
+                      uint64_t at, struct bb_rd *r)
+{
+	size_t left = bb_rd_left(r);
+	if (left < 9)
+		return STEP_WAIT;
+	struct bb_rd q = *r;
+	struct fhdr h = read_fhdr(&q);
+	int64_t t0 = dec_time(ctx, dir, at);
+	switch (h.type) {
+	case FT_HEADERS:
+	case FT_PUSH: {
+		if (h.sid == 0) {
+			DEC_COUNT(ctx, malformed);
+			break; /* skipped below */
+		}
+		long used = header_frames(s, ctx, dir, at, *r, &h);
+		if (used == 0)
+			return STEP_WAIT;
+		if (used > 0) {
+			bb_rd_skip(r, (size_t)used);
+			return STEP_GO;
+		}
+		DEC_COUNT(ctx, malformed);
+		tab_forget(&big(s)->tab[dir]);
+		break;
+	}
+	case FT_RST:
+		if (h.len != 4 || !h.sid) {
+			DEC_COUNT(ctx, malformed);
+			break; /* skipped by its length */
+		}
+		if (left < 13)
+			return STEP_WAIT;
+		on_rst(s, ctx, dir, h.sid, t0, dec_time(ctx, dir, at + 12), 13);
+		bb_rd_skip(r, 13);
+		return STEP_GO;
+	case FT_DATA:
+		if (h.sid == 0) {
+			DEC_COUNT(ctx, malformed);
+			break;
+		}
+		/* The header counts in the response's length; the end comes
+		 * with the payload's last byte. */
+		on_data(s, ctx, dir, h.sid, 0, dec_time(ctx, dir, at + 8), 9 + (uint64_t)h.len);
+		break;
+	case FT_CONT: /* without its HEADERS: after a gap; nothing to decode */
+	default:
+		break;
+	}
+	/* Skip the frame's payload (possibly over several calls). */
+	bb_rd_skip(r, 9);
+	d->in_frame = 1;
+	d->fr_type = h.type;
+	d->fr_flags = h.flags;
+	d->fr_sid = h.sid;
+	d->fr_left = h.len;
+	if (h.len == 0) {
+		d->in_frame = 0;
+		if (h.type == FT_DATA && h.sid)
+			on_data(s, ctx, dir, h.sid, h.flags & FL_END_STREAM, dec_time(ctx, dir, at + 8),
+			        0);
+	}
+	return STEP_GO;
+}
+
 static size_t h2_decode(void *stp, const struct bb_dec_ctx *ctx, int dir, uint64_t pos,
                         const uint8_t *p, size_t n)
 {
@@ -972,172 +1164,29 @@ static size_t h2_decode(void *stp, const struct bb_dec_ctx *ctx, int dir, uint64
 		return n;
 	struct h2_dir *d = &s->d[dir];
 	struct bb_rd r = bb_rd_make(p, n);
-	while (bb_rd_left(&r) > 0) {
-		size_t off = (size_t)(r.p - p);
-		size_t left = bb_rd_left(&r);
+	int step = STEP_GO;
+	while (step == STEP_GO && bb_rd_left(&r) > 0) {
+		uint64_t at = pos + (uint64_t)(r.p - p);
 		switch (d->phase) {
 		case PH_START:
-			if (dir == BB_DIR_C2S) {
-				size_t k = left < H2_PREFACE_LEN ? left : H2_PREFACE_LEN;
-				if (memcmp(r.p, H2_PREFACE, k) == 0) {
-					if (k < H2_PREFACE_LEN)
-						return off; /* wait for the rest */
-					bb_rd_skip(&r, H2_PREFACE_LEN);
-					big(s);
-					d->phase = PH_FRAMES;
-					continue;
-				}
-				if (!s->upgraded && h1_request(r.p, left)) {
-					d->phase = PH_H1;
-					continue;
-				}
-				if (!s->upgraded && h1_maybe(r.p, left))
-					return off; /* a request line still coming */
-			} else if (left >= 5 && memcmp(r.p, "HTTP/", 5) == 0) {
-				d->phase = PH_H1;
-				continue;
-			} else if (left < 9) {
-				return off;
-			} else {
-				struct bb_rd q = r;
-				struct fhdr h = read_fhdr(&q);
-				if (h.type == FT_SETTINGS && h.sid == 0 && !(h.flags & 1)) {
-					/* The server's preface: the connection's start. */
-					big(s);
-					d->phase = PH_FRAMES;
-					continue;
-				}
-			}
-			/* Mid-connection: older HPACK entries are unknown. */
-			tab_forget(&big(s)->tab[dir]);
-			d->phase = PH_HUNT;
-			continue;
-		case PH_H1: {
-			size_t hl = h1_head_len(r.p, left);
-			if (hl == 0) {
-				if (left > H2_H1_MAX) {
-					DEC_COUNT(ctx, malformed);
-					d->phase = PH_OPAQUE;
-					continue;
-				}
-				return off;
-			}
-			if (h1_head(s, ctx, dir, pos + off, r.p, hl) < 0) {
-				s->d[0].phase = s->d[1].phase = PH_OPAQUE;
-				bb_rd_skip(&r, hl);
-				continue;
-			}
-			d->h1_left = dir == BB_DIR_C2S ? h1_content_length(r.p, hl) : 0;
-			bb_rd_skip(&r, hl);
-			d->phase = dir == BB_DIR_C2S ? PH_H1_BODY : PH_FRAMES;
-			continue;
-		}
-		case PH_H1_BODY: {
-			size_t take = d->h1_left < left ? (size_t)d->h1_left : left;
-			bb_rd_skip(&r, take);
-			d->h1_left -= take;
-			if (d->h1_left == 0)
-				d->phase = PH_START; /* the preface follows */
-			continue;
-		}
-		case PH_HUNT: {
-			size_t i = 0;
-			int found = 0;
-			for (; i + 9 <= left; i++) {
-				int c = chain_ok(bb_rd_make(r.p + i, left - i));
-				if (c < 0 && left - i < 2 * (H2_HUNT_MAX_LEN + 9))
-					break; /* wait for more bytes to decide */
-				if (c > 0) {
-					found = 1;
-					break;
-				}
-			}
-			if (ctx->stats)
-				ctx->stats->skipped_bytes += i;
-			bb_rd_skip(&r, i);
-			if (!found)
-				return (size_t)(r.p - p);
-			d->phase = PH_FRAMES;
-			d->in_frame = 0;
-			continue;
-		}
+			step = step_start(s, d, dir, &r);
+			break;
+		case PH_H1:
+			step = step_h1(s, ctx, d, dir, at, &r);
+			break;
+		case PH_H1_BODY:
+			step = step_h1_body(d, &r);
+			break;
+		case PH_HUNT:
+			step = step_hunt(ctx, d, &r);
+			break;
 		case PH_FRAMES:
+			step = d->in_frame ? step_payload(s, ctx, d, dir, at, &r)
+			                   : step_frame(s, ctx, d, dir, at, &r);
 			break;
 		default: /* PH_OPAQUE */
-			bb_rd_skip(&r, left);
-			continue;
-		}
-		if (d->in_frame) {
-			/* The rest of a DATA frame or of a frame we do not read. */
-			size_t take = d->fr_left < left ? (size_t)d->fr_left : left;
-			bb_rd_skip(&r, take);
-			d->fr_left -= take;
-			if (d->fr_left == 0) {
-				d->in_frame = 0;
-				if (d->fr_type == FT_DATA)
-					on_data(s, ctx, dir, d->fr_sid, d->fr_flags & FL_END_STREAM,
-					        dec_time(ctx, dir, pos + off + take - 1), 0);
-			}
-			continue;
-		}
-		if (left < 9)
-			return off;
-		struct bb_rd q = r;
-		struct fhdr h = read_fhdr(&q);
-		int64_t t0 = dec_time(ctx, dir, pos + off);
-		switch (h.type) {
-		case FT_HEADERS:
-		case FT_PUSH: {
-			if (h.sid == 0) {
-				DEC_COUNT(ctx, malformed);
-				break; /* skipped below */
-			}
-			long used = header_frames(s, ctx, dir, pos + off, r, &h);
-			if (used == 0)
-				return off;
-			if (used > 0) {
-				bb_rd_skip(&r, (size_t)used);
-				continue;
-			}
-			DEC_COUNT(ctx, malformed);
-			tab_forget(&big(s)->tab[dir]);
+			bb_rd_skip(&r, bb_rd_left(&r));
 			break;
-		}
-		case FT_RST:
-			if (h.len != 4 || !h.sid) {
-				DEC_COUNT(ctx, malformed);
-				break; /* skipped by its length */
-			}
-			if (left < 13)
-				return off;
-			on_rst(s, ctx, dir, h.sid, t0, dec_time(ctx, dir, pos + off + 12), 13);
-			bb_rd_skip(&r, 13);
-			continue;
-		case FT_DATA:
-			if (h.sid == 0) {
-				DEC_COUNT(ctx, malformed);
-				break;
-			}
-			/* The header counts in the response's length; the end comes
-			 * with the payload's last byte. */
-			on_data(s, ctx, dir, h.sid, 0, dec_time(ctx, dir, pos + off + 8), 9 + (uint64_t)h.len);
-			break;
-		case FT_CONT: /* without its HEADERS: after a gap; nothing to decode */
-		default:
-			break;
-		}
-		/* Skip the frame's payload (possibly over several calls). */
-		bb_rd_skip(&r, 9);
-		d->in_frame = 1;
-		d->fr_type = h.type;
-		d->fr_flags = h.flags;
-		d->fr_sid = h.sid;
-		d->fr_left = h.len;
-		if (h.len == 0) {
-			d->in_frame = 0;
-			if (h.type == FT_DATA && h.sid)
-				on_data(s, ctx, dir, h.sid, h.flags & FL_END_STREAM,
-				        dec_time(ctx, dir, pos + off + 8), 0);
 		}
 	}
 	return (size_t)(r.p - p);

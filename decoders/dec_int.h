@@ -56,8 +56,34 @@ static inline void dec_count(const struct bb_dec_ctx *ctx, size_t field_off)
 }
 #define DEC_COUNT(ctx, field) dec_count((ctx), offsetof(struct bb_dec_stats, field))
 
+/* Hunting for a message start (after a gap or garbage): moves r to the first
+ * of its unread bytes, among those with at least min bytes from there on, at
+ * which start(p, n, arg) says 1; start may also say -1 (cannot tell before
+ * more bytes come: stop there). The bytes passed over are counted
+ * (skipped_bytes). Returns 1 when a start was found, else 0 (wait). */
+static inline int dec_hunt(struct bb_rd *r, const struct bb_dec_ctx *ctx, size_t min,
+                           int (*start)(const uint8_t *p, size_t n, const void *arg),
+                           const void *arg)
+{
+	size_t left = bb_rd_left(r), i = 0;
+	int found = 0;
+	for (; i + min <= left; i++) {
+		int k = start(r->p + i, left - i, arg);
+		if (k) {
+			found = k > 0;
+			break;
+		}
+	}
+	if (ctx->stats)
+		ctx->stats->skipped_bytes += i;
+	bb_rd_skip(r, i);
+	return found;
+}
+
 /* A fixed-capacity table of pending calls, keyed by a 64-bit key, with three
- * small values each. Full: the oldest-inserted slot is evicted and counted. */
+ * small values each. A key already pending is overwritten and counted
+ * (dup_call). Full: slots are evicted in turn (round robin, not always the
+ * oldest call) and counted (evicted). */
 #define DEC_MATCH_N 64
 struct dec_match {
 	struct {

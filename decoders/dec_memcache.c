@@ -322,7 +322,8 @@ static void text_reply_done(struct mc_state *s, const struct bb_dec_ctx *ctx, st
 			goto unmatched;
 	}
 	if (dec_ordq_front(&s->q, &c) != DEC_ORDQ_CALL) {
-		/* A command whose reply queue was full: known to be lost. */
+		/* First in line a command the queue had no room for (its reply,
+		 * this one, is unmatched), or none (pop does nothing then). */
 		dec_ordq_pop(&s->q);
 unmatched:
 		DEC_COUNT(ctx, unmatched_ret);
@@ -453,11 +454,12 @@ static long hunt(const uint8_t *p, size_t n, int dir, int bol)
 		if (bol) {
 			struct bb_rd lr = r;
 			long nl = bb_rd_find(&lr, "\n", 1);
+			/* The line without its CR ("END\r" is no reply word, so a bare
+			 * "END\r\n", a miss, was skipped); a second CR goes too. */
 			if (nl > 0 && last_is_cr(r.p, (size_t)nl))
-				nl--; /* "END\r" is not a reply word: a bare END was skipped */
+				nl--;
 			if (nl > 0) {
 				struct toks t;
-				/* the line without its CR: a bare "END\r\n" (a miss) is a reply */
 				tokenize(r.p, (size_t)nl - (size_t)last_is_cr(r.p, (size_t)nl), &t);
 				if (t.n && (dir == BB_DIR_C2S ? known_cmd(t.p[0], t.l[0])
 				                              : known_reply(t.p[0], t.l[0])))

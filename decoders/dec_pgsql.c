@@ -334,6 +334,150 @@ static void msg_done(struct pg_state *s, const struct bb_dec_ctx *ctx, int dir, 
 	}
 }
 
+/* ---- the byte loop ------------------------------------------------------------
+ *
+ * pg_decode runs the steps below in order until one consumes bytes (STEP_GO:
+ * go round again) or needs more (STEP_WAIT: pg_decode returns what was
+ * consumed); STEP_NEXT passes on to the next step. */
+enum { STEP_GO = 0, STEP_WAIT, STEP_NEXT };
+
+/* The rest of a message whose head was read: skipped as it streams. */
+static int step_rest(struct pg_state *s, const struct bb_dec_ctx *ctx, struct pg_dir *d, int dir,
+                     uint64_t at, struct bb_rd *r)
+{
+	size_t take = bb_rd_skip_upto(r, d->left);
+	d->left -= (uint32_t)take;
+	d->len += take;
+	if (d->left == 0) {
+		d->in_msg = 0;
+		msg_done(s, ctx, dir, d->type, at + take - 1);
+	}
+	return STEP_GO;
+}
+
+/* dec_hunt's test: a plausible typed message header from *dir. */
+static int msg_start(const uint8_t *p, size_t n, const void *dir)
+{
+	return plausible(bb_rd_make(p, n), *(const int *)dir);
+}
+
+/* Hunting: skips to the first plausible typed message header for dir;
+ * waits when there is none yet. */
+static int step_hunt(const struct bb_dec_ctx *ctx, struct pg_dir *d, int dir, struct bb_rd *r)
+{
+	if (!dec_hunt(r, ctx, 5, msg_start, &dir))
+		return STEP_WAIT;
+	d->hunting = 0;
+	return STEP_GO;
+}
+
+/* The server's one-byte answer to SSLRequest or GSSENCRequest (an old
+ * server may answer with an ErrorResponse instead: STEP_NEXT reads it). */
+static int step_enc_answer(struct pg_state *s, struct bb_rd *r)
+{
+	struct bb_rd peek = *r;
+	int c = bb_rd_u8(&peek);
+	s->enc_wait = 0;
+	if (c == 'S' || c == 'G') {
+		s->opaque = 1;
+		return STEP_GO;
+	}
+	if (c == 'N') {
+		bb_rd_skip(r, 1);
+		return STEP_GO;
+	}
+	return STEP_NEXT;
+}
+
+/* The client before its first typed message: TLS, an untyped startup-phase
+ * message (StartupMessage opens the first call), or typed messages of a
+ * connection picked up mid-stream (STEP_NEXT). */
+static int step_untyped(struct pg_state *s, const struct bb_dec_ctx *ctx, struct pg_dir *d,
+                        int dir, uint64_t at, struct bb_rd *r)
+{
+	size_t left = bb_rd_left(r);
+	struct bb_rd peek = *r;
+	if (left >= 2 && bb_rd_u8(&peek) == 0x16 && bb_rd_u8(&peek) == 0x03) {
+		s->opaque = 1; /* TLS without a visible SSLRequest */
+		return STEP_GO;
+	}
+	if (left < 8)
+		return STEP_WAIT;
+	uint32_t ulen = 0, code = untyped(*r, &ulen);
+	if (!code) {
+		s->typed = 1; /* mid-stream: typed messages from here */
+		return STEP_NEXT;
+	}
+	if (left < ulen)
+		return STEP_WAIT;
+	int64_t t0 = dec_time(ctx, dir, at);
+	bb_rd_skip(r, ulen);
+	if (code == PG_SSL || code == PG_GSS) {
+		s->enc_wait = 1;
+	} else if (code == PG_V3) {
+		s->typed = 1;
+		d->unit = 1;
+		d->t0 = t0;
+		d->len = ulen;
+		set_req(s->req, &s->reqlen, "STARTUP", 7);
+		msg_done(s, ctx, dir, 0, at + ulen - 1);
+	}
+	return STEP_GO;
+}
+
+/* A typed message header (type, length) at stream position at: it may open
+ * a call or reply; the head of a client's Query, Parse or Bind (up to
+ * PG_HEAD bytes) is read whole for req and tokens; the rest streams through
+ * step_rest. */
+static int step_typed(struct pg_state *s, const struct bb_dec_ctx *ctx, struct pg_dir *d, int dir,
+                      uint64_t at, struct bb_rd *r)
+{
+	size_t left = bb_rd_left(r);
+	if (left < 5)
+		return STEP_WAIT;
+	if (!plausible(*r, dir)) {
+		DEC_COUNT(ctx, malformed);
+		d->hunting = 1;
+		d->unit = 0;
+		return STEP_GO;
+	}
+	struct bb_rd h = *r;
+	int type = bb_rd_u8(&h);
+	uint32_t mlen = bb_rd_be32(&h);
+	size_t need = 5;
+	if (dir == BB_DIR_C2S && (type == 'Q' || type == 'P' || type == 'B'))
+		need = mlen - 4 < PG_HEAD ? 1 + (size_t)mlen : 5 + PG_HEAD;
+	if (left < need)
+		return STEP_WAIT;
+	if (!d->unit) {
+		int opens = dir == BB_DIR_C2S ? cycle_type(type)
+		                              : type != 'N' && type != 'S' && type != 'A';
+		if (opens) {
+			d->unit = 1;
+			d->t0 = dec_time(ctx, dir, at);
+			d->len = 0;
+			if (dir == BB_DIR_C2S) {
+				s->reqlen = 0;
+				dec_tok_reset(&s->toks);
+			}
+		}
+	}
+	if (dir == BB_DIR_C2S) {
+		client_head(s, type, bb_rd_make(h.p, need - 5));
+		client_tokens(s, ctx, type, bb_rd_make(h.p, need - 5));
+	}
+	bb_rd_skip(r, 5);
+	d->len += 5;
+	d->type = (uint8_t)type;
+	d->left = mlen - 4;
+	d->in_msg = 1;
+	if (d->left == 0) {
+		d->in_msg = 0;
+		msg_done(s, ctx, dir, type, at + 4);
+	}
+	return STEP_GO;
+}
+
 static size_t pg_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_t pos,
                         const uint8_t *p, size_t n)
 {
@@ -342,126 +486,25 @@ static size_t pg_decode(void *st, const struct bb_dec_ctx *ctx, int dir, uint64_
 		return n;
 	struct pg_dir *d = &s->d[dir];
 	struct bb_rd r = bb_rd_make(p, n);
-	while (bb_rd_left(&r) > 0) {
-		size_t off = (size_t)(r.p - p);
-		size_t left = bb_rd_left(&r);
+	int step = STEP_GO;
+	while (step != STEP_WAIT && bb_rd_left(&r) > 0) {
+		uint64_t at = pos + (uint64_t)(r.p - p);
 		if (s->opaque) {
-			bb_rd_skip(&r, left);
+			bb_rd_skip(&r, bb_rd_left(&r));
 			break;
 		}
-		if (d->in_msg) {
-			size_t take = d->left < left ? d->left : left;
-			bb_rd_skip(&r, take);
-			d->left -= (uint32_t)take;
-			d->len += take;
-			if (d->left == 0) {
-				d->in_msg = 0;
-				msg_done(s, ctx, dir, d->type, pos + off + take - 1);
-			}
-			continue;
-		}
-		if (d->hunting) {
-			size_t i = 0;
-			int found = 0;
-			for (; i + 5 <= left; i++) {
-				struct bb_rd at = bb_rd_make(r.p + i, left - i);
-				if (plausible(at, dir)) {
-					found = 1;
-					break;
-				}
-			}
-			if (ctx->stats)
-				ctx->stats->skipped_bytes += i;
-			bb_rd_skip(&r, i);
-			if (!found)
-				break;
-			d->hunting = 0;
-			continue;
-		}
-		if (dir == BB_DIR_S2C && s->enc_wait) {
-			/* The one-byte answer to SSLRequest or GSSENCRequest (an old
-			 * server may answer with an ErrorResponse instead). */
-			struct bb_rd peek = r;
-			int c = bb_rd_u8(&peek);
-			s->enc_wait = 0;
-			if (c == 'S' || c == 'G') {
-				s->opaque = 1;
-				continue;
-			}
-			if (c == 'N') {
-				bb_rd_skip(&r, 1);
-				continue;
-			}
-		}
-		if (dir == BB_DIR_C2S && !s->typed) {
-			struct bb_rd peek = r;
-			if (left >= 2 && bb_rd_u8(&peek) == 0x16 && bb_rd_u8(&peek) == 0x03) {
-				s->opaque = 1; /* TLS without a visible SSLRequest */
-				continue;
-			}
-			if (left < 8)
-				return off;
-			uint32_t ulen = 0, code = untyped(r, &ulen);
-			if (code) {
-				if (left < ulen)
-					return off;
-				int64_t t0 = dec_time(ctx, dir, pos + off);
-				bb_rd_skip(&r, ulen);
-				if (code == PG_SSL || code == PG_GSS) {
-					s->enc_wait = 1;
-				} else if (code == PG_V3) {
-					s->typed = 1;
-					d->unit = 1;
-					d->t0 = t0;
-					d->len = ulen;
-					set_req(s->req, &s->reqlen, "STARTUP", 7);
-					msg_done(s, ctx, dir, 0, pos + off + ulen - 1);
-				}
-				continue;
-			}
-			s->typed = 1; /* mid-stream: typed messages from here */
-		}
-		if (left < 5)
-			return off;
-		if (!plausible(r, dir)) {
-			DEC_COUNT(ctx, malformed);
-			d->hunting = 1;
-			d->unit = 0;
-			continue;
-		}
-		struct bb_rd h = r;
-		int type = bb_rd_u8(&h);
-		uint32_t mlen = bb_rd_be32(&h);
-		size_t need = 5;
-		if (dir == BB_DIR_C2S && (type == 'Q' || type == 'P' || type == 'B'))
-			need = mlen - 4 < PG_HEAD ? 1 + (size_t)mlen : 5 + PG_HEAD;
-		if (left < need)
-			return off;
-		if (!d->unit) {
-			int opens = dir == BB_DIR_C2S ? cycle_type(type)
-			                              : type != 'N' && type != 'S' && type != 'A';
-			if (opens) {
-				d->unit = 1;
-				d->t0 = dec_time(ctx, dir, pos + off);
-				d->len = 0;
-				if (dir == BB_DIR_C2S) {
-					s->reqlen = 0;
-					dec_tok_reset(&s->toks);
-				}
-			}
-		}
-		if (dir == BB_DIR_C2S) {
-			client_head(s, type, bb_rd_make(h.p, need - 5));
-			client_tokens(s, ctx, type, bb_rd_make(h.p, need - 5));
-		}
-		bb_rd_skip(&r, 5);
-		d->len += 5;
-		d->type = (uint8_t)type;
-		d->left = mlen - 4;
-		d->in_msg = 1;
-		if (d->left == 0) {
-			d->in_msg = 0;
-			msg_done(s, ctx, dir, type, pos + off + 4);
+		if (d->in_msg)
+			step = step_rest(s, ctx, d, dir, at, &r);
+		else if (d->hunting)
+			step = step_hunt(ctx, d, dir, &r);
+		else {
+			step = STEP_NEXT;
+			if (dir == BB_DIR_S2C && s->enc_wait)
+				step = step_enc_answer(s, &r);
+			if (step == STEP_NEXT && dir == BB_DIR_C2S && !s->typed)
+				step = step_untyped(s, ctx, d, dir, at, &r);
+			if (step == STEP_NEXT)
+				step = step_typed(s, ctx, d, dir, at, &r);
 		}
 	}
 	return (size_t)(r.p - p);

@@ -226,7 +226,8 @@ static void reply_done(struct rd_state *s, const struct bb_dec_ctx *ctx, struct 
 	}
 	int w = dec_ordq_front(&s->q, &c);
 	if (w != DEC_ORDQ_CALL) {
-		/* A command whose reply queue was full: known to be lost. */
+		/* First in line a command the queue had no room for (its reply,
+		 * this one, is unmatched), or none (pop does nothing then). */
 		dec_ordq_pop(&s->q);
 unmatched:
 		/* No command waits (capture started mid-connection, or it was lost). */

@@ -345,7 +345,9 @@ static int rpc_probe(const uint8_t *p, size_t n, unsigned transport, int dir)
 	}
 	if (parse_head(&d, r) < 0 || d.op != BB_CALL)
 		return 0;
-	/* Known program ranges: Sun-assigned 100000-199999 and user-defined 0x20000000+. */
+	/* Known program ranges (RFC 5531's program number assignment):
+	 * Sun-assigned 100000-199999, user-defined 0x20000000-0x3fffffff and
+	 * transient 0x40000000-0x5fffffff. */
 	return d.vers <= 16 && d.proc < 1024 &&
 	       ((d.prog >= 100000 && d.prog < 200000) || (d.prog >= 0x20000000u && d.prog < 0x60000000u));
 }

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "trace/trace.h"
@@ -111,6 +112,17 @@ static inline void bb_rd_skip(struct bb_rd *r, size_t n)
 {
 	if (bb_rd_need(r, n))
 		r->p += n;
+}
+
+/* Skips n bytes or, when fewer are left, all of them (the reader is not
+ * failed); returns how many were skipped: the part of a payload or body that
+ * streams past in this call. */
+static inline size_t bb_rd_skip_upto(struct bb_rd *r, uint64_t n)
+{
+	size_t left = bb_rd_left(r);
+	size_t take = n < left ? (size_t)n : left;
+	bb_rd_skip(r, take);
+	return take;
 }
 
 /* The byte k places after the next one (k = 0: the next), 0..255, without
@@ -354,11 +366,19 @@ size_t bb_dec_count(void);
 const struct bb_decoder *bb_dec_at(size_t i);
 /* Index of the decoder named name, or -1. */
 int bb_dec_find(const char *name);
+/* Writes the --list-decoders table to out, one line per decoder in registry
+ * order: name, transports, default ports ("(any)" when none), summary.
+ * Returns 0, or BB_ERR_IO when out has its error flag set. */
+int bb_dec_list(FILE *out);
+
+/* Most decoders the registry may hold: bb_dec_sel keeps one bit per decoder
+ * (registry.c asserts the table fits). */
+#define BB_DEC_MAX 32
 
 /* Choices for one run: --decode-as and --no-decoder. */
 #define BB_DEC_MAX_MAP 64
 struct bb_dec_sel {
-	unsigned char disabled[32];  /* by registry index */
+	uint32_t disabled;           /* bit i: the decoder of registry index i is off */
 	size_t nmap;
 	struct {
 		uint16_t port;

@@ -1,5 +1,6 @@
-/* registry.c - the table of decoders: port dispatch, probes, --decode-as */
+/* registry.c - the table of decoders: port dispatch, probes, --decode-as, --list-decoders */
 /* SPDX-License-Identifier: MIT */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,9 @@ static const struct bb_decoder *const table[] = {
 
 #define NDEC (sizeof(table) / sizeof(table[0]))
 
+/* struct bb_dec_sel keeps one bit per decoder in a 32-bit mask. */
+_Static_assert(NDEC <= BB_DEC_MAX, "more decoders than bits in bb_dec_sel.disabled");
+
 size_t bb_dec_count(void)
 {
 	return NDEC;
@@ -43,6 +47,33 @@ int bb_dec_find(const char *name)
 		if (strcmp(table[i]->name, name) == 0)
 			return (int)i;
 	return -1;
+}
+
+/* One line of --list-decoders: name, transports, default ports, summary. */
+static void list_one(FILE *out, const struct bb_decoder *d)
+{
+	int both = d->transports == (BB_TR_TCP | BB_TR_UDP);
+	fprintf(out, "%-8s %s%s%s", d->name, (d->transports & BB_TR_TCP) ? "tcp" : "",
+	        both ? "," : "", (d->transports & BB_TR_UDP) ? "udp" : "");
+	fprintf(out, "%*s", both ? 1 : 5, "");
+	if (!d->ports[0]) {
+		fprintf(out, "%-22s", "(any)");
+	} else {
+		char ports[64];
+		int n = 0;
+		for (int k = 0; k < 8 && d->ports[k]; k++)
+			n += snprintf(ports + n, sizeof ports - (size_t)n, "%s%u", k ? "," : "",
+			              d->ports[k]);
+		fprintf(out, "%-22s", ports);
+	}
+	fprintf(out, " %s\n", d->summary);
+}
+
+int bb_dec_list(FILE *out)
+{
+	for (size_t i = 0; i < NDEC; i++)
+		list_one(out, table[i]);
+	return ferror(out) ? BB_ERR_IO : 0;
 }
 
 int bb_dec_sel_decode_as(struct bb_dec_sel *sel, const char *spec, struct bb_err *err)
@@ -80,13 +111,13 @@ int bb_dec_sel_disable(struct bb_dec_sel *sel, const char *name, struct bb_err *
 		bb_err_set(err, "--no-decoder: no decoder named \"%s\" (see --list-decoders)", name);
 		return BB_ERR_ARG;
 	}
-	sel->disabled[d] = 1;
+	sel->disabled |= UINT32_C(1) << d;
 	return 0;
 }
 
 static int usable(const struct bb_dec_sel *sel, size_t i, unsigned transport)
 {
-	return !(sel && sel->disabled[i]) && (table[i]->transports & transport);
+	return !(sel && (sel->disabled >> i & 1u)) && (table[i]->transports & transport);
 }
 
 static int mapped(const struct bb_dec_sel *sel, unsigned transport, uint16_t port)

@@ -20,7 +20,9 @@
 struct bb_vval;
 
 /* Returns new (caller frees with bb_vval_free, unless it is handed to a
- * container, which then takes ownership). */
+ * container, which then takes ownership). bb_vval_num keeps NaN and the
+ * infinities as null (JSON has no such numbers); bb_vval_str replaces the
+ * bytes of invalid UTF-8 by '?'. */
 struct bb_vval *bb_vval_object(void);
 struct bb_vval *bb_vval_array(void);
 struct bb_vval *bb_vval_int(int64_t v);
@@ -36,7 +38,8 @@ void bb_vval_set_num(struct bb_vval *obj, const char *key, double v);
 void bb_vval_set_str(struct bb_vval *obj, const char *key, const char *s);
 /* Appends child to arr; takes ownership of child. Returns child (borrowed). */
 struct bb_vval *bb_vval_push(struct bb_vval *arr, struct bb_vval *child);
-/* Writes v as compact JSON with sorted keys (tests, debugging). */
+/* Writes v as compact JSON with sorted keys and a newline (bbconv's text
+ * output writes its accuracy so; tests). */
 int bb_vval_write(FILE *out, const struct bb_vval *v, struct bb_err *err);
 
 /* Versions of the Graphviz and jansson libraries in use, for --version
@@ -48,12 +51,13 @@ const char *bb_viz_jansson_version(void);
 
 #define BB_DUR_BUFSZ 32
 /* Formats a duration for people: "850 ns", "12.3 µs", "4.56 ms", "1.23 s",
- * "2.0 min"; three significant digits; negative values keep their sign. */
+ * "2.00 min"; three significant digits; negative values keep their sign. */
 size_t bb_viz_fmt_ns(int64_t ns, char *buf);
 /* Same, in plain ASCII ("us" for µs), for dot labels and terminals that want it. */
 size_t bb_viz_fmt_ns_ascii(int64_t ns, char *buf);
-/* Copies s into a new string with control bytes and non-printable bytes
- * written as \xNN, for text output (caller frees). */
+/* Copies s into a new string for text output: control bytes (below 0x20, and
+ * 0x7f) written as \xNN, backslashes doubled, other bytes (UTF-8 included)
+ * kept. Returns new, caller frees. */
 char *bb_viz_escape_text(const char *s);
 
 /* ---- path patterns (bbnest) ---------------------------------------------------------- */
@@ -124,10 +128,14 @@ char *bb_viz_pattern_id(const struct bb_vpattern *p, char *buf);
 void bb_viz_shape_id(const char *shape, char *buf);
 
 /* One digraph, one cluster per pattern (figure 8's format): cluster label
- * "#rank: count, total latency", node label "name\nmean latency", edge label
- * mean call delay. Node names are quoted and escaped by cgraph. */
+ * "#rank: count paths, total latency" then "id ID [req REQ]", node label
+ * "name\nmean latency", edge label mean call delay. Nodes are named
+ * "p<rank>n<seq>", so no name becomes dot syntax: names go in labels, which
+ * cgraph quotes, with backslashes doubled and control bytes and invalid
+ * UTF-8 written as \xNN. */
 int bb_viz_patterns_dot(FILE *out, const struct bb_vpatterns *p, struct bb_err *err);
-/* {"patterns": [...], "stats": {...}, "params": {...}, "accuracy": {...}} */
+/* {"format_version": 1, "patterns": [...], "stats": {...}, "params": {...},
+ *  "accuracy": {...}} (null for a part that is NULL) */
 int bb_viz_patterns_json(FILE *out, const struct bb_vpatterns *p, struct bb_err *err);
 /* An indented table for a terminal. */
 int bb_viz_patterns_text(FILE *out, const struct bb_vpatterns *p, struct bb_err *err);
@@ -163,9 +171,13 @@ struct bb_vgraph {
 /* Figure 9's format: edges labelled with their delays in declining frequency
  * and their message count. */
 int bb_viz_graph_dot(FILE *out, const struct bb_vgraph *g, struct bb_err *err);
-/* {"vertices": [{"id", "node"}], "edges": [{"from", "to", "count",
- *  "delays": [{"delay_ns", "count"}]}], "params", "stats", "accuracy"} */
+/* {"format_version": 1, "vertices": [{"id", "node"}], "edges": [{"from", "to",
+ *  "count", "delays": [{"delay_ns", "count"}]}], "params", "stats", "accuracy"} */
 int bb_viz_graph_json(FILE *out, const struct bb_vgraph *g, struct bb_err *err);
+/* "N vertices, M edges", then a line per vertex in the order given, indented
+ * one level deeper than the vertex its incoming edge comes from (the last such
+ * edge; depths are set in edge order), with that edge's count and delays; then
+ * the accuracy, if any. */
 int bb_viz_graph_text(FILE *out, const struct bb_vgraph *g, struct bb_err *err);
 
 /* ---- path instances (bbnest --instances, --otlp) -------------------------------------- */

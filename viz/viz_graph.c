@@ -137,7 +137,9 @@ int bb_viz_graph_json(FILE *out, const struct bb_vgraph *g, struct bb_err *err)
 	return bb_viz_dump_json(out, root, err);
 }
 
-/* An indented tree: each vertex under the vertex its edge comes from. */
+/* The vertices in the order given, each indented one level deeper than the
+ * vertex its incoming edge comes from. Depths are set in edge order: right
+ * when edges come parents first (preorder, as bbconv lists them). */
 int bb_viz_graph_text(FILE *out, const struct bb_vgraph *g, struct bb_err *err)
 {
 	size_t n = g->nvertices;

@@ -1,11 +1,15 @@
 /* viz_value.c - params, stats and accuracy values: a thin opaque layer over jansson */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "viz/viz_int.h"
 
+/* jansson's constructors below fail only when memory runs out (numbers
+ * that JSON cannot hold and bad UTF-8 are handled before), which bb does not
+ * recover from: abort, as bb_xmalloc does. */
 static struct bb_vval *wrap(json_t *j)
 {
 	if (!j) {
@@ -15,10 +19,17 @@ static struct bb_vval *wrap(json_t *j)
 	return (struct bb_vval *)j;
 }
 
+/* A JSON number, or null for NaN and infinities (JSON has no such numbers
+ * and jansson refuses them). New reference. */
+static json_t *real_json(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
 struct bb_vval *bb_vval_object(void) { return wrap(json_object()); }
 struct bb_vval *bb_vval_array(void) { return wrap(json_array()); }
 struct bb_vval *bb_vval_int(int64_t v) { return wrap(json_integer((json_int_t)v)); }
-struct bb_vval *bb_vval_num(double v) { return wrap(json_real(v)); }
+struct bb_vval *bb_vval_num(double v) { return wrap(real_json(v)); }
 struct bb_vval *bb_vval_bool(int v) { return wrap(json_boolean(v)); }
 
 /* Strings from packets may not be valid UTF-8: jansson refuses those, so
@@ -43,6 +54,8 @@ void bb_vval_free(struct bb_vval *v)
 		json_decref(vval_json(v));
 }
 
+/* The set and append below fail only for a caller's error (obj not an
+ * object, arr not an array, a key that is not UTF-8) or when memory runs out. */
 struct bb_vval *bb_vval_set(struct bb_vval *obj, const char *key, struct bb_vval *child)
 {
 	if (json_object_set_new(vval_json(obj), key, vval_json(child)) != 0) {
@@ -99,8 +112,8 @@ int bb_vval_write(FILE *out, const struct bb_vval *v, struct bb_err *err)
 
 json_t *bb_viz_stat_json(const struct bb_vstat *s)
 {
-	json_t *o = json_pack("{s:I, s:f, s:I, s:I, s:I, s:I}", "n", (json_int_t)s->n, "mean",
-	                      s->mean, "p50", (json_int_t)s->p50, "p90", (json_int_t)s->p90,
+	json_t *o = json_pack("{s:I, s:o, s:I, s:I, s:I, s:I}", "n", (json_int_t)s->n, "mean",
+	                      real_json(s->mean), "p50", (json_int_t)s->p50, "p90", (json_int_t)s->p90,
 	                      "p99", (json_int_t)s->p99, "max", (json_int_t)s->max);
 	if (s->nbins) {
 		json_t *bins = json_array();

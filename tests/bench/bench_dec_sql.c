@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "decoders/decoders.h"
+#include "tests/bench/bench_dec.h"
 #include "tests/bench/bench_tok.h"
 
 struct buf {
@@ -93,7 +94,7 @@ static void pg_conv(struct conv *c)
 	const char *sql = "SELECT abalance FROM pgbench_accounts WHERE aid = 12345";
 	pg_msg(q, 'Q', sql, strlen(sql) + 1);
 	r = turn(c, 1);
-	pg_msg(r, 'T', "\0\x01" "abalance\0\0\0\0\0\0\0\0\0\x17\0\x04\xff\xff\xff\xff\0\0", 33);
+	pg_msg(r, 'T', "\0\x01" "abalance\0\0\0\0\0\0\0\0\0\x17\0\x04\xff\xff\xff\xff\0\0", 28);
 	for (int i = 0; i < 10; i++) {
 		struct buf row = {0};
 		be16(&row, 1);
@@ -221,80 +222,26 @@ static void kf_conv(struct conv *c)
 
 /* ---- the run ----------------------------------------------------------------------- */
 
-static uint64_t nmsg;
-
-static void count(void *arg, const struct bb_dec_msg *m)
-{
-	(void)arg;
-	(void)m;
-	nmsg++;
-}
-
-static int64_t at(void *arg, int dir, uint64_t pos)
-{
-	(void)arg;
-	return (int64_t)pos * 2 + dir;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void run(const char *name, const char *as, const struct conv *c, long nx)
 {
-	int d = bb_dec_find(name);
-	if (d < 0)
-		abort();
-	const struct bb_decoder *dec = bb_dec_at((size_t)d);
 	struct bb_dec_stats st;
 	memset(&st, 0, sizeof st);
-	struct bb_dec_ctx ctx = {1, "10.0.0.1:40000", "10.0.0.2:5432", BB_TR_TCP, &st, at, count,
-	                         NULL, bench_tok_key()};
-	void *s = calloc(1, dec->state_size);
-	uint64_t pos[2] = {0, 0}, bytes = 0;
-	/* what a decoder leaves unconsumed comes back with the next bytes */
-	static uint8_t pend[2][1 << 16];
-	size_t plen[2] = {0, 0};
-	nmsg = 0;
-	double t0 = now_s();
-	for (long i = 0; i < nx; i++) {
-		for (int k = 0; k < c->n; k++) {
-			int dir = c->dir[k];
-			const uint8_t *p = c->b[k].p;
-			size_t n = c->b[k].n;
-			size_t used;
-			if (plen[dir]) {
-				if (plen[dir] + n > sizeof pend[dir])
-					abort();
-				memcpy(pend[dir] + plen[dir], p, n);
-				used = dec->decode(s, &ctx, dir, pos[dir], pend[dir], plen[dir] + n);
-				plen[dir] += n;
-				memmove(pend[dir], pend[dir] + used, plen[dir] - used);
-				plen[dir] -= used;
-			} else {
-				used = dec->decode(s, &ctx, dir, pos[dir], p, n);
-				if (used < n) {
-					memcpy(pend[dir], p + used, n - used);
-					plen[dir] = n - used;
-				}
-			}
-			pos[dir] += used;
-			bytes += n;
-		}
-	}
-	double dt = now_s() - t0;
-	if (dec->end)
-		dec->end(s, &ctx);
-	if (dec->free)
-		dec->free(s);
-	free(s);
+	struct bb_dec_ctx ctx = {1, "10.0.0.1:40000", "10.0.0.2:5432", BB_TR_TCP, &st, bench_at,
+	                         bench_count, NULL, bench_tok_key()};
+	struct bench_feed *f = bench_feed_new(name, &ctx);
+	bench_nmsg = 0;
+	double t0 = bench_clock_s(CLOCK_MONOTONIC);
+	for (long i = 0; i < nx; i++)
+		for (int k = 0; k < c->n; k++)
+			bench_feed(f, c->dir[k], c->b[k].p, c->b[k].n);
+	double dt = bench_clock_s(CLOCK_MONOTONIC) - t0;
+	uint64_t bytes = f->bytes;
+	bench_feed_free(f);
 	printf("%-8s on %-6s %10.0f MB/s %12.0f messages/s  (%llu messages, %llu bytes, %.3f s; "
 	       "malformed %llu)\n",
-	       name, as, (double)bytes / dt / 1e6, (double)nmsg / dt, (unsigned long long)nmsg,
-	       (unsigned long long)bytes, dt, (unsigned long long)st.malformed);
+	       name, as, (double)bytes / dt / 1e6, (double)bench_nmsg / dt,
+	       (unsigned long long)bench_nmsg, (unsigned long long)bytes, dt,
+	       (unsigned long long)st.malformed);
 }
 
 int main(int argc, char **argv)

@@ -145,6 +145,45 @@ static void t_registry(void)
 	}
 }
 
+/* --list-decoders: one line per registry entry, in order, each naming its
+ * decoder, transports and ports; disabling the last decoder uses the last bit. */
+static void t_registry_list(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK_INT(bb_dec_list(f), 0);
+	fclose(f);
+	size_t lines = 0;
+	const char *line = text;
+	for (const char *nl; (nl = strchr(line, '\n')); line = nl + 1, lines++) {
+		if (lines >= bb_dec_count())
+			break;
+		const struct bb_decoder *d = bb_dec_at(lines);
+		size_t nlen = strlen(d->name);
+		CHECK(strncmp(line, d->name, nlen) == 0 && line[nlen] == ' ');
+		const char *sum = strstr(line, d->summary);
+		CHECK(sum && sum + strlen(d->summary) == nl);
+	}
+	CHECK_INT(lines, bb_dec_count());
+	CHECK_HAS(text, "\nhttp     tcp     80,8080,");
+	CHECK_HAS(text, "dns      tcp,udp 53,");
+	CHECK_HAS(text, "\ngeneric  tcp,udp (any)  ");
+	free(text);
+
+	struct bb_dec_sel sel;
+	struct bb_err err;
+	memset(&sel, 0, sizeof sel);
+	CHECK(bb_dec_count() <= BB_DEC_MAX);
+	const char *last = bb_dec_at(bb_dec_count() - 1)->name;
+	CHECK_INT(bb_dec_sel_disable(&sel, last, &err), 0);
+	CHECK_INT(bb_dec_by_probe(&sel, BB_TR_TCP, (const uint8_t *)"hello", 5, 0), -1);
+	CHECK_INT(bb_dec_by_port(&sel, BB_TR_UDP, 40000, 53), bb_dec_find("dns"));
+}
+
 /* ---- generic ---------------------------------------------------------------- */
 
 static void t_generic_tcp(void)
@@ -563,6 +602,7 @@ static const struct unit_test tests[] = {
 	{"rd_sub", t_rd_sub},
 	{"rd_peek_varint", t_rd_peek_varint},
 	{"registry", t_registry},
+	{"registry_list", t_registry_list},
 	{"generic_tcp", t_generic_tcp},
 	{"generic_udp", t_generic_udp},
 	{"dns_udp", t_dns_udp},
