@@ -562,9 +562,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{NULL, 0, NULL, 0},
 	};
 	int opt, rc;
-	while ((opt = getopt_long(argc, argv, "+r:i:w:B:s:c:Z:DnqvhV", longopts, NULL)) != -1)
+	opterr = 0; /* getopt's own complaints in the one usage-error format */
+	while ((opt = getopt_long(argc, argv, "+:r:i:w:B:s:c:Z:DnqvhV", longopts, NULL)) != -1) {
+		if (opt == '?' || opt == ':')
+			return bb_usage_getopt("bbcap", opt, optopt, argv[optind - 1]);
 		if ((rc = option(a, opt, optarg)) >= 0)
 			return rc;
+	}
 	if (a->salt && a->no_tokens)
 		return bb_usage_error("bbcap", "--token-salt and --no-tokens cannot be used together");
 	if (!a->nfiles == !a->iface)

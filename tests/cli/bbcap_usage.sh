@@ -32,6 +32,9 @@ want_err() { # want_err DESCRIPTION LINE1: a usage error in the one format of ev
 }
 want_err "no source" "bbcap: error: nothing to read: give -r FILE or -i IFACE"
 check 2 "bad option" "$B" --bogus
+want_err "bad option" 'bbcap: error: unknown option "--bogus"'
+check 2 "option without its value" "$B" -r
+want_err "option without its value" "bbcap: error: -r needs a value"
 check 2 "both -r and -i" "$B" -r x -i lo
 want_err "both -r and -i" "bbcap: error: -r and -i cannot be used together"
 check 2 "bad buffer size" "$B" -B 0 -r x
