@@ -5,7 +5,7 @@
 # Builds both revisions (Release, in temporary git worktrees under a temporary directory,
 # all removed at the end), makes the inputs once (traces by BASE's maketrace from BASE's
 # configs, captures from the shared corpus), then for each of RUNS rounds runs every
-# benchmark on BASE and on NEW one right after the other (the order flips every round), and
+# benchmark on BASE and on NEW alternately (a b b a ..., the order flipped every round), and
 # prints one table: benchmark, figure, the median of each side, the change, "WORSE" when NEW
 # is worse than BASE by more than LIMIT %. Figures are CPU seconds (user + system, wait4) of
 # the measured process, or the CPU seconds a benchmark program prints for its inner loop;
