@@ -13,6 +13,7 @@
 # its benchmarks with the reason.
 #
 # Env: RUNS (3) rounds; QUICK=1 a subset (docs/performance.md, "Comparing two revisions");
+# ONLY=REGEX only the benchmarks whose name (the table's first column) matches (grep -E);
 # LIMIT (5) percent; JOBS (2) build jobs; CORPUS (../shared/corpus beside the repository or
 # its main worktree) for the capture benchmarks; TMPDIR; KEEP=1 keeps the temporary directory.
 # Exit: 0 when no figure is worse by more than LIMIT %, 1 when some is, 2 on usage error.
@@ -124,6 +125,8 @@ fi
 rec=$tmp/records
 : >"$rec"
 fail=0
+# want BENCH: whether ONLY selects BENCH
+want() { [ -z "${ONLY:-}" ] || printf '%s\n' "$1" | grep -Eq -- "$ONLY"; }
 # put BENCH FIGURE SIDE VALUE UNIT
 put() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$rec"; }
 # cmd BENCH FIGURE K PROGRAM ARGS...: runs PROGRAM (the side's build of it) K times on
@@ -132,6 +135,7 @@ put() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$rec"; }
 cmd() {
 	_b=$1 _f=$2 _k=$3
 	shift 3
+	want "$_b" || return 0
 	if [ ! -x "$bin_a/$1" ] || [ ! -x "$bin_b/$1" ]; then
 		say "skipped: $_b, $_f: $1 not built on both sides"
 		return
@@ -142,11 +146,12 @@ cmd() {
 		fail=1
 	fi
 }
-# prog SIDE PROGRAM ARGS...: runs a benchmark program, its output in $tmp/prog.out and its
-# whole CPU in $pc
+# prog SIDE BENCH PROGRAM ARGS...: runs a benchmark program (unless ONLY leaves BENCH out),
+# its output in $tmp/prog.out and its whole CPU in $pc
 prog() {
 	s=$1
-	shift
+	want "$2" || return 1
+	shift 2
 	_p=$bin_a/$1
 	[ "$s" = b ] && _p=$bin_b/$1
 	[ -x "$_p" ] || { say "skipped: $s has no $1"; return 1; }
@@ -157,36 +162,36 @@ prog() {
 # own figures
 progs() {
 	for s in $order2; do
-		prog "$s" bench_trace || continue
+		prog "$s" trace bench_trace || continue
 		sed -n 's/^read   \([a-z-]*\) .*(cpu \([0-9.]*\) s).*/read \1\t\2/p' "$tmp/prog.out" |
 			while IFS='	' read -r f v; do put trace "$f" "$s" "$v" "s CPU"; done
 		put trace "write 2 traces + read them, whole process" "$s" "$pc" "s CPU"
 	done
 	for s in $order2; do
-		prog "$s" bench_dec_ms || continue
+		prog "$s" "decoders ms" bench_dec_ms || continue
 		awk 'NR > 1 && NF > 5 { print $1 "\t" $3 }' "$tmp/prog.out" |
 			while IFS='	' read -r f v; do put "decoders ms" "$f" "$s" "$v" "s CPU"; done
 	done
 	for s in $order2; do
-		prog "$s" bench_dec_http2 || continue
+		prog "$s" "decoders http2" bench_dec_http2 || continue
 		v=$(sed -n 's/.* s wall, \([0-9.]*\) s CPU.*/\1/p' "$tmp/prog.out")
 		put "decoders http2" "gRPC 20,000 calls x 10" "$s" "$v" "s CPU"
 	done
 	for s in $order2; do
-		prog "$s" bench_dec_redis 64 || continue
+		prog "$s" "decoders redis" bench_dec_redis 64 || continue
 		sed -n 's/^\(.\{22\}\) .* MB in *\([0-9.]*\) CPU s.*/\1\t\2/p' "$tmp/prog.out" |
 			sed 's/ *	/	/' |
 			while IFS='	' read -r f v; do put "decoders redis" "$f" "$s" "$v" "s CPU"; done
 	done
 	for s in $order2; do
-		prog "$s" bench_dec_sql || continue
+		prog "$s" "decoders sql" bench_dec_sql || continue
 		sed -n 's/^\([a-z]*\) *on \([a-z]*\) .* bytes, \([0-9.]*\) s;.*/\1 on \2\t\3/p' \
 			"$tmp/prog.out" |
 			while IFS='	' read -r f v; do put "decoders sql" "$f" "$s" "$v" "s wall"; done
 		put "decoders sql" "whole process" "$s" "$pc" "s CPU"
 	done
 	for s in $order2; do
-		prog "$s" bench_conv || continue
+		prog "$s" bbconv bench_conv || continue
 		# label (34 columns), mu, messages, quanta, CPU (whole child), run
 		awk '/^Multi|^Email|^Synth/ { l = substr($0, 1, 34); sub(/ +$/, "", l);
 			split(substr($0, 35), x, " "); print l " mu " x[1] "\t" x[4] }' "$tmp/prog.out" |
@@ -253,7 +258,7 @@ clis() {
 }
 # the read floor, the same program for both sides: what the machine's noise alone gives
 control() {
-	[ "$have_cap" = 1 ] || return 0
+	[ "$have_cap" = 1 ] && want control || return 0
 	if v=$($helper cpu 3 /dev/null /dev/null tcpdump -r "$in/big.pcap" -w /dev/null); then
 		put "control (same binary)" "tcpdump -r big.pcap -w /dev/null" "$1" "$v" "s CPU"
 	fi
