@@ -61,7 +61,7 @@ say() { printf '%s [%ds] %s\n' "$me" "$(($(date +%s) - start))" "$*" >&2; }
 
 # --- build both revisions ----------------------------------------------------------------
 targets="bbcap bbnest bbreport bbskew maketrace bench_trace bench_conv bench_dec_ms"
-targets="$targets bench_dec_http2 bench_dec_redis bench_dec_sql"
+targets="$targets bench_dec_http bench_dec_http2 bench_dec_redis bench_dec_sql"
 for s in a b; do
 	eval "r=\$rev_$s"
 	say "building $s = $r"
@@ -171,6 +171,12 @@ progs() {
 		prog "$s" "decoders ms" bench_dec_ms || continue
 		awk 'NR > 1 && NF > 5 { print $1 "\t" $3 }' "$tmp/prog.out" |
 			while IFS='	' read -r f v; do put "decoders ms" "$f" "$s" "$v" "s CPU"; done
+	done
+	for s in $order2; do
+		prog "$s" "decoders http" bench_dec_http || continue
+		sed -n 's/^\([a-z]*\) *on \([a-z]*\) .* bytes, \([0-9.]*\) s CPU;.*/\1 on \2\t\3/p' \
+			"$tmp/prog.out" |
+			while IFS='	' read -r f v; do put "decoders http" "$f" "$s" "$v" "s CPU"; done
 	done
 	for s in $order2; do
 		prog "$s" "decoders http2" bench_dec_http2 || continue
