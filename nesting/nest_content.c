@@ -289,18 +289,6 @@ size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **can
 	return nc;
 }
 
-/* The content stage: a replay of the kept messages that learns what each
- * edge's tokens are worth (nest_content_learn), then the ratios. */
-void nest_content_stage(struct bb_nest *n)
-{
-	n->cstage = 1;
-	nest_replay(n);
-	n->cstage = 0;
-	for (size_t i = 0; i < n->ninto; i++)
-		n->into[i].clast = 0;
-	nest_content_finish(n);
-}
-
 /* The content stage: what child c, whose classes are set, says about its edge's tokens. */
 void nest_content_learn(struct bb_nest *n, struct call *c, size_t nc)
 {
@@ -351,9 +339,12 @@ void nest_content_closed(struct bb_nest *n, const struct call *c)
 		n->into[c->to].clast = c->ridx + 1;
 }
 
-/* After pass 1: each edge's likelihood ratios. */
+/* After the content stage (a replay of the kept messages that learns what
+ * each edge's tokens are worth, nest_content_learn): the ratios. */
 void nest_content_finish(struct bb_nest *n)
 {
+	for (size_t i = 0; i < n->ninto; i++)
+		n->into[i].clast = 0;
 	for (size_t i = 0; i < n->pccap; i++) {
 		struct pairc *e = &n->pc[i];
 		if (e->a == UINT32_MAX)

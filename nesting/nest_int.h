@@ -284,10 +284,6 @@ struct bb_nest {
 	int recording;            /* pass 1 is recording */
 	int replay;               /* pass 2 runs from the records */
 	size_t heap_peak;         /* sampled heap in use (mallinfo2), bytes */
-	const char *map;          /* the mapped trace file, or NULL */
-	size_t map_len, map_done; /* its length; pages before map_done released */
-	size_t map_off;           /* offset of line map_line */
-	uint64_t map_line;
 
 	/* candidates scratch */
 	struct call **cand;
@@ -354,20 +350,20 @@ struct bb_nest {
 /* nest_pairs.c */
 int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err);
 void nest_replay(struct bb_nest *n);
-void nest_heap_sample(struct bb_nest *n);
-void nest_map_release(struct bb_nest *n, uint64_t line);
-#define NEST_HOLD_LINES 65536 /* pages of the last lines read stay mapped */
 void nest_reset_calls(struct bb_nest *n);
 uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri);
 void nest_alias_roots(struct bb_nest *n);
 
-/* nest_score.c */
+/* nest_board.c: the scoreboard's tables */
 struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create);
-uint32_t nest_sb_bin(const struct bb_nest *n, int64_t d);
-void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
-void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
+struct triple *nest_rsb(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create);
 void nest_rsb_free(struct bb_nest *n);
 void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b);
+struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create);
+
+/* nest_score.c */
+void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
+void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
 void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size_t nc);
 void nest_triple_norms(struct bb_nest *n);
 void nest_smooth(struct bb_nest *n);
@@ -376,7 +372,6 @@ void nest_penalty_tables(struct bb_nest *n);
 double nest_base_score(struct bb_nest *n, struct call *par, const struct call *child);
 int nest_once(struct bb_nest *n, uint32_t b, uint32_t c);
 void nest_parallel_nodes(struct bb_nest *n);
-struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create);
 struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
                                 size_t nc);
 
@@ -387,7 +382,8 @@ double nest_seq_score(struct bb_nest *n, const struct call *par, const struct ca
 void nest_seq_learn(struct bb_nest *n, struct call *par, struct call *c);
 void nest_seq_context(struct bb_nest *n, struct call *par, struct call *c);
 void nest_seq_returned(struct bb_nest *n, const struct call *c);
-void nest_seq_stage(struct bb_nest *n);
+void nest_seq_stage_begin(struct bb_nest *n);
+void nest_seq_stage_end(struct bb_nest *n);
 void nest_seq_free(struct bb_nest *n);
 void nest_seq_from_global(struct bb_nest *n);
 uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
@@ -397,7 +393,6 @@ uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
 void nest_content_record(struct bb_nest *n, const struct bb_rec *rec, uint32_t ridx);
 size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **cand, size_t nc);
 void nest_content_learn(struct bb_nest *n, struct call *c, size_t nc);
-void nest_content_stage(struct bb_nest *n);
 void nest_content_closed(struct bb_nest *n, const struct call *c);
 void nest_content_finish(struct bb_nest *n);
 double nest_content_factor(struct bb_nest *n, const struct call *c, size_t i);
@@ -428,7 +423,7 @@ void nest_inst_emit(struct bb_nest *n, const struct call *root, uint32_t key);
 
 /* nest_paths.c */
 void nest_attach(struct call *parent, struct call *child);
-void nest_add_instance(struct bb_nest *n, struct call *root);
+uint32_t nest_add_instance(struct bb_nest *n, struct call *root);
 void nest_patterns_free(struct bb_nest *n);
 char *nest_pattern_text(const struct bb_nest *n, const struct pattern *p);
 void nest_export_free(struct bb_nest *n);
@@ -441,6 +436,16 @@ static inline int64_t nest_sub(int64_t a, int64_t b)
 	if (__builtin_sub_overflow(a, b, &d))
 		d = a < b ? INT64_MIN : INT64_MAX;
 	return d;
+}
+
+/* The scoreboard bin of delay d. Scoreboard histograms have two halves: bins
+ * 0..n-1 for delays >= 0 and n..2n-1 for negative ones (by magnitude), which
+ * only a skew window lets in. Folding those into the "below min" bin would
+ * pile every parent that seems to start after its child into one narrow bin
+ * and make it win. */
+static inline uint32_t nest_sb_bin(const struct bb_nest *n, int64_t d)
+{
+	return d >= 0 ? nest_bin(&n->bins, d) : n->bins.n + nest_bin(&n->bins, -d);
 }
 
 #endif

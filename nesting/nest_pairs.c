@@ -2,6 +2,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "nesting/nest_int.h"
 
@@ -352,8 +355,11 @@ static void release_root(struct bb_nest *n)
 	n->rhead = r->rnext;
 	if (!n->rhead)
 		n->rtail = NULL;
-	if (!n->sstage)
-		nest_add_instance(n, r);
+	if (!n->sstage) {
+		uint32_t k = nest_add_instance(n, r);
+		if (n->inst)
+			nest_inst_emit(n, r, k);
+	}
 	free_tree(n, r);
 }
 
@@ -760,6 +766,22 @@ void nest_reset_calls(struct bb_nest *n)
 	}
 }
 
+/* Samples the heap in use (glibc's mallinfo2: arena bytes in use plus
+ * mmapped blocks), keeping the largest: the paper's "data space allocated".
+ * It is process-wide, so it counts the reader and output too. */
+static void heap_sample(struct bb_nest *n)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+	struct mallinfo2 mi = mallinfo2();
+	size_t used = mi.uordblks + mi.hblkhd;
+	if (used > n->heap_peak)
+		n->heap_peak = used;
+#else
+	(void)n;
+#endif
+}
+
+
 int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err)
 {
 	struct bb_rec rec;
@@ -801,15 +823,14 @@ int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err)
 			rec_push(n, rec.ts_ns, REC_MSG, 0, 0);
 		}
 		if ((k & 0xffff) == 0) {
-			nest_heap_sample(n);
-			nest_map_release(n, rec.line);
+			heap_sample(n);
 		}
 	}
 	if (rc < 0) {
 		discard(n); /* the run is void, but frees cleanly */
 		return rc;
 	}
-	nest_heap_sample(n);
+	heap_sample(n);
 	finish(n);
 	struct bb_reader_stats rs;
 	bb_reader_stats(r, &rs);
@@ -880,7 +901,7 @@ void nest_replay(struct bb_nest *n)
 			on_close(n, c, ts);
 		}
 	}
-	nest_heap_sample(n);
+	heap_sample(n);
 	finish(n);
 	n->replay = 0;
 }

@@ -94,8 +94,9 @@ static int tree_flags(const struct call *c, int *exact)
 
 /* CreatePathNode and the T_paths update of figure 4 for one complete root:
  * the pattern is the caller of the root call with one child, the callee. The
- * first call's own delay is not defined (the root is where the path starts). */
-void nest_add_instance(struct bb_nest *n, struct call *root)
+ * first call's own delay is not defined (the root is where the path starts).
+ * Returns the pattern's index. */
+uint32_t nest_add_instance(struct bb_nest *n, struct call *root)
 {
 	n->klen = 0;
 	kput_u32(n, root->from);
@@ -132,8 +133,7 @@ void nest_add_instance(struct bb_nest *n, struct call *root)
 	p->root_lat_sum += (double)lat;
 	nest_hist_add(&p->root.lat, &n->bins, lat);
 	aggregate(n, &p->root.children[0], root, NULL);
-	if (n->inst)
-		nest_inst_emit(n, root, k);
+	return k;
 }
 
 static void anode_free(struct anode *a)

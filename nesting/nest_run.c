@@ -4,11 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "nesting/nest_int.h"
 
@@ -140,7 +135,7 @@ struct bb_nest *bb_nest_new(const struct bb_nest_params *p, enum bb_nest_mode mo
 }
 
 /* Back to the state of bb_nest_new, for a fresh pass 1; keeps the progress
- * callback, the map and the heap peak. */
+ * callback, the instances wanted and the heap peak. */
 static void nest_restart(struct bb_nest *n)
 {
 	struct bb_nest keep = *n;
@@ -154,9 +149,6 @@ static void nest_restart(struct bb_nest *n)
 	n->progress_ctx = keep.progress_ctx;
 	n->inst = keep.inst;
 	nest_inst_restart(n->inst);
-	n->map = keep.map;
-	n->map_len = keep.map_len;
-	n->map_line = 1;
 	n->heap_peak = keep.heap_peak;
 	n->rec_max = keep.rec_max;
 	nest_init(n);
@@ -177,82 +169,11 @@ void bb_nest_set_progress(struct bb_nest *n, bb_nest_progress_fn fn, void *ctx)
 	n->progress_ctx = ctx;
 }
 
-/* Samples the heap in use (glibc's mallinfo2: arena bytes in use plus
- * mmapped blocks), keeping the largest: the paper's "data space allocated".
- * It is process-wide, so it counts the reader and output too. */
-void nest_heap_sample(struct bb_nest *n)
+/* One pass over a new reader of the trace. */
+static int one_pass(struct bb_nest *n, int pass, struct bb_tsrc *src,
+                    const struct bb_reader_opts *ro, struct bb_err *err)
 {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-	struct mallinfo2 mi = mallinfo2();
-	size_t used = mi.uordblks + mi.hblkhd;
-	if (used > n->heap_peak)
-		n->heap_peak = used;
-#else
-	(void)n;
-#endif
-}
-
-/* Gives back the pages of the mapped trace well behind line (the line of
- * the record just read): a long trace then does not stay resident. The
- * reader copies each line into its own storage as it reads it and never
- * looks back; should anything look back, the pages come back from the file. */
-void nest_map_release(struct bb_nest *n, uint64_t line)
-{
-#ifdef MADV_DONTNEED
-	const size_t page = 4096, keep = (size_t)4 << 20;
-	if (!n->map || line < 2 * NEST_HOLD_LINES)
-		return;
-	uint64_t target = line - NEST_HOLD_LINES;
-	while (n->map_line < target && n->map_off < n->map_len) {
-		const char *nl = memchr(n->map + n->map_off, '\n', n->map_len - n->map_off);
-		if (!nl)
-			break;
-		n->map_off = (size_t)(nl + 1 - n->map);
-		n->map_line++;
-	}
-	if (n->map_off < n->map_done + 2 * keep)
-		return;
-	size_t end = (n->map_off - keep) / page * page;
-	if (madvise((void *)(uintptr_t)(n->map + n->map_done), end - n->map_done,
-	            MADV_DONTNEED) == 0)
-		n->map_done = end;
-#else
-	(void)n;
-	(void)line;
-#endif
-}
-
-/* A read-only map of a regular file read from its start, or NULL: the
- * reader then parses it in place, without a 2 MiB input buffer. */
-struct map {
-	char *p;
-	size_t len;
-};
-
-static void map_file(FILE *fp, struct map *m)
-{
-	struct stat sb;
-	m->p = NULL;
-	m->len = 0;
-	if (!fp || ftell(fp) != 0 || fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    sb.st_size <= 0 || (uint64_t)sb.st_size > SIZE_MAX / 2)
-		return;
-	void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fileno(fp), 0);
-	if (p == MAP_FAILED)
-		return;
-#ifdef MADV_SEQUENTIAL
-	madvise(p, (size_t)sb.st_size, MADV_SEQUENTIAL);
-#endif
-	m->p = p;
-	m->len = (size_t)sb.st_size;
-}
-
-/* One pass over a new reader on the map, the stream or the buffer. */
-static int one_pass(struct bb_nest *n, int pass, FILE *fp, const char *buf, size_t len,
-                    const char *name, const struct bb_reader_opts *ro, struct bb_err *err)
-{
-	struct bb_reader *r = !buf && fp ? bb_reader_fopen(fp, name, ro, err)
-	                                 : bb_reader_mem(buf, len, name, ro, err);
+	struct bb_reader *r = bb_tsrc_reader(src, ro, err);
 	if (!r)
 		return BB_ERR_IO;
 	n->pass = pass;
@@ -261,99 +182,14 @@ static int one_pass(struct bb_nest *n, int pass, FILE *fp, const char *buf, size
 	return rc;
 }
 
-/* Whether the first `lines` record lines of the trace are in timestamp
- * order, by a quick look at each line's first field; 0 when they are not or
- * when a line is not plainly "DIGITS[.DIGITS]" (the reader will judge it).
- * In order, the reader needs no reorder window: it hands out the same
- * records in the same order with any window that it does not fail on, and a
- * small one keeps its memory (about 2 MB for 4096 pending lines) and cache
- * footprint small. A trace whose disorder shows later fails pass 1 with the
- * small window and is read again with the full one (see run). */
-static int in_order(const char *buf, size_t len, uint64_t lines)
+/* Before pass 1: what the automatic options start from and the records'
+ * budget. Pass 1 records the messages (16 bytes each) while they fit in the
+ * memory budget, and pass 2 replays them; over the budget (or with the
+ * budget 0) pass 2 reads the trace again. A file's size tells at the start
+ * whether it can fit (a trace line is well over 32 bytes), so a long trace
+ * streams from the first line and its memory stays flat. */
+static void plan(struct bb_nest *n, int in_mem, size_t len, int bound)
 {
-	const char *p = buf, *end = buf + len, *prev = NULL;
-	size_t pdot = 0, plen = 0;
-	while (p < end && lines) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *e = nl ? nl : end, *s = p;
-		p = nl ? nl + 1 : end;
-		if (e > s && e[-1] == '\r')
-			e--;
-		if (e == s || *s == '#')
-			continue;
-		/* j: how far the field matches the previous one, which was checked */
-		size_t j = 0;
-		if (prev) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-			for (; j + 8 <= plen && j + 8 <= (size_t)(e - s); j += 8) {
-				uint64_t x, y;
-				memcpy(&x, s + j, 8);
-				memcpy(&y, prev + j, 8);
-				if (x != y) {
-					j += (size_t)__builtin_ctzll(x ^ y) / 8;
-					goto differ;
-				}
-			}
-#endif
-			while (j < plen && s + j < e && s[j] == prev[j])
-				j++;
-		}
-	differ:;
-		size_t dot = prev && pdot < j ? pdot : SIZE_MAX, i = j;
-		for (; s + i < e && s[i] != ' ' && s[i] != '\t'; i++) {
-			unsigned char c = (unsigned char)s[i];
-			if (c == '.' && dot == SIZE_MAX)
-				dot = i;
-			else if ((unsigned)(c - '0') > 9u)
-				return 0;
-		}
-		if (i == 0 || dot == 0 || i - (dot == SIZE_MAX ? i : dot) > 10 ||
-		    (s[0] == '0' && dot != 1))
-			return 0; /* blank, odd or not canonical: let the reader see it */
-		if (dot == SIZE_MAX)
-			dot = i;
-		if (prev) {
-			/* integer parts without leading zeros: longer is larger; the
-			 * same length: the first difference (at j) decides */
-			if (dot < pdot)
-				return 0;
-			if (dot == pdot) {
-				size_t m = i < plen ? i : plen;
-				int c = j < m ? (unsigned char)s[j] - (unsigned char)prev[j] : 0;
-				if (c < 0 || (c == 0 && i < plen))
-					return 0;
-			}
-		}
-		prev = s;
-		pdot = dot;
-		plen = i;
-		lines--;
-	}
-	return 1;
-}
-
-/* Pass 1 records the messages (16 bytes each) while they fit in the memory
- * budget, and pass 2 replays them; over the budget (or with the budget 0)
- * pass 2 reads the trace again. A file's size tells at the start whether
- * it can fit (a trace line is well over 32 bytes), so a long trace streams
- * from the first line and its memory stays flat. */
-static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const char *name,
-               const struct bb_reader_opts *ro, struct bb_err *err)
-{
-	if (n->pass) {
-		bb_err_set(err, "a nesting run reads one trace only");
-		return BB_ERR_ARG;
-	}
-	struct map m = {NULL, 0};
-	if (fp) {
-		map_file(fp, &m);
-		buf = m.p;
-		len = m.len;
-		n->map = m.p;
-		n->map_len = m.len;
-		n->map_done = n->map_off = 0;
-	}
-	int bound = n->mode == BB_NEST_INFER && n->p.bound;
 	n->auto_rs = n->p.return_score == BB_NEST_AUTO;
 	n->auto_g = n->p.global == BB_NEST_AUTO;
 	if (n->auto_rs)
@@ -366,24 +202,32 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 	              (bound ? sizeof(uint32_t) : 0) +
 	              (n->mode == BB_NEST_INFER && (n->p.return_score || bound) ? sizeof(int64_t)
 	                                                                         : 0));
-	n->recording = n->rec_max > 0 && (!buf || len / 32 <= n->rec_max);
+	n->recording = n->rec_max > 0 && (!in_mem || len / 32 <= n->rec_max);
 	if (n->auto_rs && !n->recording)
 		n->p.return_score = 0;
-	struct bb_reader_opts o = {0};
-	if (ro)
-		o = *ro;
-	int small = buf && !o.lenient && !o.window && in_order(buf, len, 4096);
+}
+
+/* Pass 1. A trace in memory whose first lines are in timestamp order is
+ * read with a small reorder window: the reader hands out the same records
+ * in the same order with any window that it does not fail on, and a small
+ * one keeps its memory (about 2 MB for 4096 pending lines) and cache
+ * footprint small. A trace whose disorder shows later fails with the small
+ * window and is read again with the full one. */
+static int pass1(struct bb_nest *n, struct bb_tsrc *src, struct bb_reader_opts *o,
+                 struct bb_err *err)
+{
+	size_t len;
+	bb_tsrc_in_memory(src, &len);
+	int small = !o->lenient && !o->window && bb_tsrc_in_order(src, 4096);
 	if (small)
-		o.window = 16;
-	ro = &o;
-	n->map_line = 1;
-	int rc = one_pass(n, 1, fp, buf, len, name, ro, err);
+		o->window = 16;
+	int rc = one_pass(n, 1, src, o, err);
 	if (rc < 0 && small) {
 		/* out of order after all (or a bad line): again with the full window */
 		nest_restart(n);
 		n->recording = n->rec_max > 0 && len / 32 <= n->rec_max;
-		o.window = 0;
-		rc = one_pass(n, 1, fp, buf, len, name, ro, err);
+		o->window = 0;
+		rc = one_pass(n, 1, src, o, err);
 	}
 	if (rc >= 0 && n->mode == BB_NEST_INFER) {
 		nest_triple_norms(n);
@@ -391,6 +235,12 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 		nest_parallel_nodes(n);
 		nest_alias_roots(n);
 	}
+	return rc;
+}
+
+/* After pass 1: what the automatic choice takes, and why. */
+static void decide_auto(struct bb_nest *n, int rc, int bound)
+{
 	if (rc >= 0 && n->recording && n->auto_g && n->mode == BB_NEST_INFER && !bound) {
 		uint64_t need = n->st.candidates * 16 + n->st.children * 24;
 		n->p.global = need <= NEST_AUTO_GLOBAL_BYTES && need <= n->p.memory_bytes;
@@ -400,64 +250,75 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 	}
 	if (n->auto_rs && !n->recording)
 		n->p.return_score = 0;
-	if (rc >= 0 && n->recording) {
-		if (m.p) {
-			munmap(m.p, m.len);
-			m.p = NULL;
-			n->map = NULL;
-		}
-		n->recording = 0;
-		n->pass = 2;
-		if (n->mode == BB_NEST_INFER && n->rtok)
-			nest_content_stage(n);
-		if (n->rret && n->p.return_score && !bound) {
-			/* --return-score: a first replay builds the return-side histograms */
-			n->rstage = 1;
-			nest_replay(n);
-			n->rstage = 0;
-			n->st.return_scored = 1;
-		}
-		if (n->mode == BB_NEST_INFER && (n->p.sequence || n->p.global) && !bound)
-			nest_seq_stage(n);
-		if (bound) {
-			/* --bound: a replay collects every child's candidates and true
-			 * parent, then the bound chooses all parents at once */
-			n->gstage = 1;
-			nest_replay(n);
-			n->gstage = 0;
-			nest_bound_solve(n);
-			nest_global_free(n);
-		} else if (n->mode == BB_NEST_INFER && n->p.global) {
-			/* --global: a replay collects every child's candidates, then all
-			 * parents are chosen at once */
-			/* a second round scores with the first round's parents as
-			 * context (overlaps, anchors) instead of the greedy ones: 0.3-1.6
-			 * points fewer wrong on the generated loads (docs/accuracy.md) */
-			for (int r = 0; r < NEST_GLOBAL_ROUNDS; r++) {
-				if (r)
-					nest_seq_from_global(n);
-				n->gstage = 1;
-				nest_replay(n);
-				n->gstage = 0;
-				if (!n->glob.full) {
-					nest_global_solve(n);
-					n->st.global_used = 1;
-				}
-				nest_global_free(n);
-			}
-		}
+}
+
+/* --global: a replay collects every child's candidates, then all parents are
+ * chosen at once. A second round scores with the first round's parents as
+ * context (overlaps, anchors) instead of the greedy ones: 0.3-1.6 points
+ * fewer wrong on the generated loads (docs/accuracy.md). */
+static void global_rounds(struct bb_nest *n)
+{
+	for (int r = 0; r < NEST_GLOBAL_ROUNDS; r++) {
+		if (r)
+			nest_seq_from_global(n);
+		n->gstage = 1;
 		nest_replay(n);
-	} else if (rc >= 0) {
-		if (!buf && fseek(fp, 0, SEEK_SET) != 0) {
-			bb_err_set(err, "%s: cannot rewind for the second pass: %s", name,
-			           strerror(errno));
-			rc = BB_ERR_IO;
-		} else {
-			n->map_done = n->map_off = 0;
-			n->map_line = 1;
-			rc = one_pass(n, 2, fp, buf, len, name, ro, err);
+		n->gstage = 0;
+		if (!n->glob.full) {
+			nest_global_solve(n);
+			n->st.global_used = 1;
 		}
+		nest_global_free(n);
 	}
+}
+
+/* Pass 2 from the records: the stages that learn from a replay, then the
+ * replay that chooses the parents and makes the paths. */
+static void replay_stages(struct bb_nest *n, int bound)
+{
+	n->recording = 0;
+	n->pass = 2;
+	if (n->mode == BB_NEST_INFER && n->rtok) {
+		/* what each edge's tokens are worth */
+		n->cstage = 1;
+		nest_replay(n);
+		n->cstage = 0;
+		nest_content_finish(n);
+	}
+	if (n->rret && n->p.return_score && !bound) {
+		/* --return-score: a first replay builds the return-side histograms */
+		n->rstage = 1;
+		nest_replay(n);
+		n->rstage = 0;
+		n->st.return_scored = 1;
+	}
+	if (n->mode == BB_NEST_INFER && (n->p.sequence || n->p.global) && !bound) {
+		/* the sequence gaps (nest_seq.c); the stage's statistics are not the run's */
+		nest_seq_stage_begin(n);
+		struct bb_nest_stats keep = n->st;
+		n->sstage = 1;
+		nest_replay(n);
+		n->sstage = 0;
+		n->st = keep;
+		nest_seq_stage_end(n);
+	}
+	if (bound) {
+		/* --bound: a replay collects every child's candidates and true
+		 * parent, then the bound chooses all parents at once */
+		n->gstage = 1;
+		nest_replay(n);
+		n->gstage = 0;
+		nest_bound_solve(n);
+		nest_global_free(n);
+	} else if (n->mode == BB_NEST_INFER && n->p.global) {
+		global_rounds(n);
+	}
+	nest_replay(n);
+}
+
+/* After the run: what only the passes needed. */
+static void drop_records(struct bb_nest *n)
+{
 	n->recording = 0;
 	free(n->rec);
 	free(n->rpath);
@@ -476,22 +337,50 @@ static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const c
 	n->rret = NULL;
 	n->paths = NULL;
 	n->nrec = n->caprec = 0;
-	if (m.p)
-		munmap(m.p, m.len);
-	n->map = NULL;
+}
+
+static int run(struct bb_nest *n, struct bb_tsrc *src, const struct bb_reader_opts *ro,
+               struct bb_err *err)
+{
+	if (n->pass) {
+		bb_err_set(err, "a nesting run reads one trace only");
+		return BB_ERR_ARG;
+	}
+	size_t len;
+	int in_mem = bb_tsrc_in_memory(src, &len);
+	int bound = n->mode == BB_NEST_INFER && n->p.bound;
+	plan(n, in_mem, len, bound);
+	struct bb_reader_opts o = {0};
+	if (ro)
+		o = *ro;
+	int rc = pass1(n, src, &o, err);
+	decide_auto(n, rc, bound);
+	if (rc >= 0 && n->recording) {
+		bb_tsrc_unmap(src); /* no pass reads it again */
+		replay_stages(n, bound);
+	} else if (rc >= 0) {
+		rc = one_pass(n, 2, src, &o, err);
+	}
+	drop_records(n);
 	return rc;
 }
 
 int bb_nest_run_stream(struct bb_nest *n, FILE *fp, const char *name,
                        const struct bb_reader_opts *ro, struct bb_err *err)
 {
-	return run(n, fp, NULL, 0, name, ro, err);
+	struct bb_tsrc *src = bb_tsrc_stream(fp, name);
+	int rc = run(n, src, ro, err);
+	bb_tsrc_free(src);
+	return rc;
 }
 
 int bb_nest_run_mem(struct bb_nest *n, const char *buf, size_t len, const char *name,
                     const struct bb_reader_opts *ro, struct bb_err *err)
 {
-	return run(n, NULL, buf, len, name, ro, err);
+	struct bb_tsrc *src = bb_tsrc_mem(buf, len, name);
+	int rc = run(n, src, ro, err);
+	bb_tsrc_free(src);
+	return rc;
 }
 
 void bb_nest_get_stats(const struct bb_nest *n, struct bb_nest_stats *st)

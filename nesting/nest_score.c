@@ -6,139 +6,6 @@
 
 #include "nesting/nest_int.h"
 
-static uint64_t triple_hash(uint32_t a, uint32_t b, uint32_t c)
-{
-	uint64_t h = a * 0x9e3779b97f4a7c15ULL;
-	h ^= (b + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
-	h ^= (c + 0x85ebca6b27d4eb4fULL) * 0x94d049bb133111ebULL;
-	return h ^ (h >> 31);
-}
-
-static void tidx_grow(struct bb_nest *n)
-{
-	size_t cap = n->tcap ? 2 * n->tcap : 256;
-	uint32_t *t = bb_xcalloc(cap, sizeof(*t));
-	for (size_t i = 0; i < n->ntri; i++) {
-		struct triple *x = &n->tri[i];
-		size_t k = triple_hash(x->a, x->b, x->c) & (cap - 1);
-		while (t[k])
-			k = (k + 1) & (cap - 1);
-		t[k] = (uint32_t)i + 1;
-	}
-	free(n->tidx);
-	n->tidx = t;
-	n->tcap = cap;
-}
-
-/* Scoreboard histograms have two halves: bins 0..n-1 for delays >= 0 and
- * n..2n-1 for negative ones (by magnitude), which only a skew window lets in.
- * Folding those into the "below min" bin would pile every parent that seems
- * to start after its child into one narrow bin and make it win. */
-static uint32_t sb_bin(const struct bb_nest *n, int64_t d)
-{
-	return d >= 0 ? nest_bin(&n->bins, d) : n->bins.n + nest_bin(&n->bins, -d);
-}
-
-uint32_t nest_sb_bin(const struct bb_nest *n, int64_t d)
-{
-	return sb_bin(n, d);
-}
-
-/* The histogram of nestings of B->C calls in A->B calls, created if asked. */
-struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create)
-{
-	if (!n->tcap) {
-		if (!create)
-			return NULL;
-		tidx_grow(n);
-	}
-	size_t k = triple_hash(a, b, c) & (n->tcap - 1);
-	for (; n->tidx[k]; k = (k + 1) & (n->tcap - 1)) {
-		struct triple *x = &n->tri[n->tidx[k] - 1];
-		if (x->a == a && x->b == b && x->c == c)
-			return x;
-	}
-	if (!create)
-		return NULL;
-	if (n->ntri == n->captri) {
-		n->captri = n->captri ? 2 * n->captri : 64;
-		n->tri = bb_xrealloc(n->tri, n->captri * sizeof(*n->tri));
-	}
-	struct triple *x = &n->tri[n->ntri++];
-	x->a = a;
-	x->b = b;
-	x->c = c;
-	x->h = bb_xcalloc(2 * (size_t)n->bins.n, sizeof(*x->h));
-	x->norm = 1;
-	n->tidx[k] = (uint32_t)n->ntri;
-	n->st.triples = n->ntri;
-	if (2 * n->ntri > n->tcap)
-		tidx_grow(n);
-	return x;
-}
-
-static void pc_grow(struct bb_nest *n)
-{
-	size_t cap = n->pccap ? 2 * n->pccap : 64;
-	struct pairc *t = bb_xmalloc(cap * sizeof(*t));
-	for (size_t i = 0; i < cap; i++)
-		t[i].a = UINT32_MAX;
-	for (size_t i = 0; i < n->pccap; i++) {
-		if (n->pc[i].a == UINT32_MAX)
-			continue;
-		size_t k = triple_hash(n->pc[i].a, n->pc[i].b, 0) & (cap - 1);
-		while (t[k].a != UINT32_MAX)
-			k = (k + 1) & (cap - 1);
-		t[k] = n->pc[i];
-	}
-	free(n->pc);
-	n->pc = t;
-	n->pccap = cap;
-}
-
-static struct pairc *pc_find(struct bb_nest *n, uint32_t a, uint32_t b, int create)
-{
-	if (!n->pccap) {
-		if (!create)
-			return NULL;
-		pc_grow(n);
-	}
-	size_t k = triple_hash(a, b, 0) & (n->pccap - 1);
-	for (; n->pc[k].a != UINT32_MAX; k = (k + 1) & (n->pccap - 1))
-		if (n->pc[k].a == a && n->pc[k].b == b)
-			return &n->pc[k];
-	if (!create)
-		return NULL;
-	if (2 * (n->npc + 1) > n->pccap) {
-		pc_grow(n);
-		return pc_find(n, a, b, create);
-	}
-	n->npc++;
-	n->pc[k].a = a;
-	n->pc[k].b = b;
-	n->pc[k].n = 0;
-	n->pc[k].once = n->pc[k].twice = 0;
-	n->pc[k].ct_sure = n->pc[k].ct_sure_share = n->pc[k].ct_rand = 0;
-	n->pc[k].ct_rand_share = n->pc[k].ct_amb = n->pc[k].ct_amb_share = 0;
-	n->pc[k].ct_amb_other = 0;
-	n->pc[k].lr1 = n->pc[k].lr2 = 1;
-	n->pc[k].al_n = n->pc[k].al_has = 0;
-	n->pc[k].al_root = 0;
-	return &n->pc[k];
-}
-
-/* The counts of edge a->b, created if asked (NULL when not and absent). */
-struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create)
-{
-	return pc_find(n, a, b, create);
-}
-
-/* Pass 1: one more A->B call pair. */
-void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b)
-{
-	pc_find(n, a, b, 1)->n++;
-}
-
 /* Pass 1, --reassign, call c has returned with these candidate parents. A
  * child whose only candidate is par is surely par's; a second sure child
  * into the same callee shows that a call into par's node can have two
@@ -153,7 +20,7 @@ void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size
 		while (k < m && par->sure_to[k] != c->to)
 			k++;
 		if (k < m)
-			pc_find(n, c->from, c->to, 1)->twice++;
+			nest_pairc(n, c->from, c->to, 1)->twice++;
 		else if (par->nsure < 4)
 			par->sure_to[par->nsure] = c->to;
 		/* two sure children of one call: did they overlap? */
@@ -183,7 +50,7 @@ void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size
 		for (uint32_t j = 0; j < c->nsure; j++)
 			same += c->sure_to[j] == c->sure_to[i];
 		if (same == 1)
-			pc_find(n, c->to, c->sure_to[i], 1)->once++;
+			nest_pairc(n, c->to, c->sure_to[i], 1)->once++;
 	}
 }
 
@@ -202,7 +69,7 @@ void nest_triple_norms(struct bb_nest *n)
 	for (size_t i = 0; i < n->ntri; i++) {
 		struct triple *t = &n->tri[i];
 		struct pairc *c =
-		    n->p.scoreboard == BB_NEST_SB_CALLER ? pc_find(n, t->a, t->b, 0) : NULL;
+		    n->p.scoreboard == BB_NEST_SB_CALLER ? nest_pairc(n, t->a, t->b, 0) : NULL;
 		t->norm = c && c->n ? 1.0 / (double)c->n : 1.0;
 	}
 }
@@ -231,7 +98,7 @@ void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand,
 		struct triple *t = !pool                ? nest_triple(n, cand[i]->from, child->from, child->to, 1)
 		                   : a == NEST_ANY ? pool
 		                                   : nest_triple(n, a, child->from, child->to, 1);
-		t->h[sb_bin(n, nest_sub(child->call_ts, cand[i]->call_ts))] += w;
+		t->h[nest_sb_bin(n, nest_sub(child->call_ts, cand[i]->call_ts))] += w;
 	}
 }
 
@@ -331,7 +198,7 @@ static double parent_score(struct bb_nest *n, struct call *par, const struct cal
 	if (n->seq_ready) {
 		s = nest_seq_score(n, par, child);
 	} else {
-		uint32_t bk = sb_bin(n, nest_sub(child->call_ts, par->call_ts));
+		uint32_t bk = nest_sb_bin(n, nest_sub(child->call_ts, par->call_ts));
 		s = t ? t->h[bk] * n->binw[bk] * t->norm : 0;
 	}
 	if (s > 0 && n->rsb.n)
@@ -386,7 +253,7 @@ static int conflict(struct bb_nest *n, uint32_t b, uint32_t x, uint32_t y)
 	if (x != y)
 		return 0;
 	uint64_t into = b < n->ninto ? n->into[b].ncalls : 0;
-	struct pairc *e = pc_find(n, b, x, 0);
+	struct pairc *e = nest_pairc(n, b, x, 0);
 	if (!into || !e || e->n > into + into / 1000 || e->twice != 0)
 		return 0;
 	double expect = (double)n->into[b].nobs * (double)e->n / (double)into;
@@ -549,69 +416,10 @@ double bb_nest_score(const struct bb_nest *n, const char *a, const char *b, cons
 	if (n->p.scoreboard == BB_NEST_SB_EDGE)
 		ia = NEST_ANY;
 	struct triple *t = nest_triple((struct bb_nest *)(uintptr_t)n, ia, ib, ic, 0);
-	return t ? t->h[sb_bin(n, delta_ns)] : 0;
+	return t ? t->h[nest_sb_bin(n, delta_ns)] : 0;
 }
 
 /* ---- the return-side score (--return-score) ------------------------------------ */
-
-static void rsb_grow(struct rtab *x)
-{
-	size_t cap = x->icap ? 2 * x->icap : 256;
-	uint32_t *t = bb_xcalloc(cap, sizeof(*t));
-	for (size_t i = 0; i < x->n; i++) {
-		size_t k = triple_hash(x->t[i].a, x->t[i].b, x->t[i].c) & (cap - 1);
-		while (t[k])
-			k = (k + 1) & (cap - 1);
-		t[k] = (uint32_t)i + 1;
-	}
-	free(x->idx);
-	x->idx = t;
-	x->icap = cap;
-}
-
-/* The return-side histogram of (a, b, c), created if asked: the same keys as
- * the scoreboard (a = NEST_ANY with the per-edge one). */
-static struct triple *rsb_find(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c,
-                               int create)
-{
-	struct rtab *x = &n->rsb;
-	if (!x->icap) {
-		if (!create)
-			return NULL;
-		rsb_grow(x);
-	}
-	size_t k = triple_hash(a, b, c) & (x->icap - 1);
-	for (; x->idx[k]; k = (k + 1) & (x->icap - 1)) {
-		struct triple *t = &x->t[x->idx[k] - 1];
-		if (t->a == a && t->b == b && t->c == c)
-			return t;
-	}
-	if (!create)
-		return NULL;
-	if (x->n == x->cap) {
-		x->cap = x->cap ? 2 * x->cap : 64;
-		x->t = bb_xrealloc(x->t, x->cap * sizeof(*x->t));
-	}
-	struct triple *t = &x->t[x->n++];
-	t->a = a;
-	t->b = b;
-	t->c = c;
-	t->h = bb_xcalloc(2 * (size_t)n->bins.n, sizeof(*t->h));
-	t->norm = 1;
-	x->idx[k] = (uint32_t)x->n;
-	if (2 * x->n > x->icap)
-		rsb_grow(x);
-	return t;
-}
-
-void nest_rsb_free(struct bb_nest *n)
-{
-	for (size_t i = 0; i < n->rsb.n; i++)
-		free(n->rsb.t[i].h);
-	free(n->rsb.t);
-	free(n->rsb.idx);
-	memset(&n->rsb, 0, sizeof(n->rsb));
-}
 
 /* The return side of figure 4's lines 13-16: each candidate parent gets
  * 1/|candidates| at the delay from the child's return to the candidate's own
@@ -622,15 +430,15 @@ void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand
 {
 	double w = 1.0 / (double)nc;
 	int pooled = n->p.scoreboard == BB_NEST_SB_EDGE;
-	struct triple *pool = pooled ? rsb_find(n, NEST_ANY, child->from, child->to, 1) : NULL;
+	struct triple *pool = pooled ? nest_rsb(n, NEST_ANY, child->from, child->to, 1) : NULL;
 	for (size_t i = 0; i < nc; i++) {
 		if (cand[i]->end_ts == BB_NO_TIME)
 			continue;
 		uint32_t a = pool_key(n, cand[i], child);
-		struct triple *t = !pooled          ? rsb_find(n, cand[i]->from, child->from, child->to, 1)
+		struct triple *t = !pooled          ? nest_rsb(n, cand[i]->from, child->from, child->to, 1)
 		                   : a == NEST_ANY ? pool
-		                                   : rsb_find(n, a, child->from, child->to, 1);
-		t->h[sb_bin(n, nest_sub(cand[i]->end_ts, child->ret_ts))] += w;
+		                                   : nest_rsb(n, a, child->from, child->to, 1);
+		t->h[nest_sb_bin(n, nest_sub(cand[i]->end_ts, child->ret_ts))] += w;
 	}
 }
 
@@ -640,9 +448,9 @@ static double return_factor(struct bb_nest *n, const struct call *par, const str
 	if (par->end_ts == BB_NO_TIME)
 		return 0;
 	uint32_t a = n->p.scoreboard == BB_NEST_SB_EDGE ? pool_key(n, par, child) : par->from;
-	struct triple *t = rsb_find(n, a, child->from, child->to, 0);
+	struct triple *t = nest_rsb(n, a, child->from, child->to, 0);
 	if (!t)
 		return 0;
-	uint32_t bk = sb_bin(n, nest_sub(par->end_ts, child->ret_ts));
+	uint32_t bk = nest_sb_bin(n, nest_sub(par->end_ts, child->ret_ts));
 	return t->h[bk] * n->binw[bk];
 }

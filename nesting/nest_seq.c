@@ -123,9 +123,10 @@ void nest_seq_returned(struct bb_nest *n, const struct call *c)
 	}
 }
 
-/* Runs the sequence stage: a replay that chooses parents by the scoreboard
- * and learns the gaps; then, for --global, each parent's children. */
-void nest_seq_stage(struct bb_nest *n)
+/* Before the sequence stage, a replay that chooses parents by the scoreboard
+ * and learns the gaps (nest_seq_context, nest_seq_returned): with --global,
+ * per record its parent and times. */
+void nest_seq_stage_begin(struct bb_nest *n)
 {
 	if (n->p.global) {
 		n->spar = bb_xmalloc((n->nrec ? n->nrec : 1) * sizeof(*n->spar));
@@ -136,11 +137,12 @@ void nest_seq_stage(struct bb_nest *n)
 			n->sret[i] = n->scall[i] = BB_NO_TIME;
 		}
 	}
-	struct bb_nest_stats keep = n->st;
-	n->sstage = 1;
-	nest_replay(n);
-	n->sstage = 0;
-	n->st = keep;
+}
+
+/* After the sequence stage's replay: the histograms are learnt, and with
+ * --sequence --global each parent record's children are indexed. */
+void nest_seq_stage_end(struct bb_nest *n)
+{
 	n->seq_ready = n->p.sequence;
 	/* --global's first round scores without context: the greedy choice's
 	 * parents are too often wrong at high parallelism to lend it (figure 17's

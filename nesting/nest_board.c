@@ -1,0 +1,188 @@
+/* nest_board.c - the scoreboard's tables: delay histograms per (A, B, C), their
+ * return-side twins and the call-pair counts per edge */
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nesting/nest_int.h"
+
+static uint64_t triple_hash(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ULL;
+	h ^= (b + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
+	h ^= (c + 0x85ebca6b27d4eb4fULL) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
+}
+
+static void tidx_grow(struct bb_nest *n)
+{
+	size_t cap = n->tcap ? 2 * n->tcap : 256;
+	uint32_t *t = bb_xcalloc(cap, sizeof(*t));
+	for (size_t i = 0; i < n->ntri; i++) {
+		struct triple *x = &n->tri[i];
+		size_t k = triple_hash(x->a, x->b, x->c) & (cap - 1);
+		while (t[k])
+			k = (k + 1) & (cap - 1);
+		t[k] = (uint32_t)i + 1;
+	}
+	free(n->tidx);
+	n->tidx = t;
+	n->tcap = cap;
+}
+
+/* The histogram of nestings of B->C calls in A->B calls, created if asked. */
+struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create)
+{
+	if (!n->tcap) {
+		if (!create)
+			return NULL;
+		tidx_grow(n);
+	}
+	size_t k = triple_hash(a, b, c) & (n->tcap - 1);
+	for (; n->tidx[k]; k = (k + 1) & (n->tcap - 1)) {
+		struct triple *x = &n->tri[n->tidx[k] - 1];
+		if (x->a == a && x->b == b && x->c == c)
+			return x;
+	}
+	if (!create)
+		return NULL;
+	if (n->ntri == n->captri) {
+		n->captri = n->captri ? 2 * n->captri : 64;
+		n->tri = bb_xrealloc(n->tri, n->captri * sizeof(*n->tri));
+	}
+	struct triple *x = &n->tri[n->ntri++];
+	x->a = a;
+	x->b = b;
+	x->c = c;
+	x->h = bb_xcalloc(2 * (size_t)n->bins.n, sizeof(*x->h));
+	x->norm = 1;
+	n->tidx[k] = (uint32_t)n->ntri;
+	n->st.triples = n->ntri;
+	if (2 * n->ntri > n->tcap)
+		tidx_grow(n);
+	return x;
+}
+
+static void pc_grow(struct bb_nest *n)
+{
+	size_t cap = n->pccap ? 2 * n->pccap : 64;
+	struct pairc *t = bb_xmalloc(cap * sizeof(*t));
+	for (size_t i = 0; i < cap; i++)
+		t[i].a = UINT32_MAX;
+	for (size_t i = 0; i < n->pccap; i++) {
+		if (n->pc[i].a == UINT32_MAX)
+			continue;
+		size_t k = triple_hash(n->pc[i].a, n->pc[i].b, 0) & (cap - 1);
+		while (t[k].a != UINT32_MAX)
+			k = (k + 1) & (cap - 1);
+		t[k] = n->pc[i];
+	}
+	free(n->pc);
+	n->pc = t;
+	n->pccap = cap;
+}
+
+static struct pairc *pc_find(struct bb_nest *n, uint32_t a, uint32_t b, int create)
+{
+	if (!n->pccap) {
+		if (!create)
+			return NULL;
+		pc_grow(n);
+	}
+	size_t k = triple_hash(a, b, 0) & (n->pccap - 1);
+	for (; n->pc[k].a != UINT32_MAX; k = (k + 1) & (n->pccap - 1))
+		if (n->pc[k].a == a && n->pc[k].b == b)
+			return &n->pc[k];
+	if (!create)
+		return NULL;
+	if (2 * (n->npc + 1) > n->pccap) {
+		pc_grow(n);
+		return pc_find(n, a, b, create);
+	}
+	n->npc++;
+	n->pc[k].a = a;
+	n->pc[k].b = b;
+	n->pc[k].n = 0;
+	n->pc[k].once = n->pc[k].twice = 0;
+	n->pc[k].ct_sure = n->pc[k].ct_sure_share = n->pc[k].ct_rand = 0;
+	n->pc[k].ct_rand_share = n->pc[k].ct_amb = n->pc[k].ct_amb_share = 0;
+	n->pc[k].ct_amb_other = 0;
+	n->pc[k].lr1 = n->pc[k].lr2 = 1;
+	n->pc[k].al_n = n->pc[k].al_has = 0;
+	n->pc[k].al_root = 0;
+	return &n->pc[k];
+}
+
+/* The counts of edge a->b, created if asked (NULL when not and absent). */
+struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create)
+{
+	return pc_find(n, a, b, create);
+}
+
+/* Pass 1: one more A->B call pair. */
+void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b)
+{
+	pc_find(n, a, b, 1)->n++;
+}
+
+/* ---- the return-side histograms (--return-score) ---------------------------- */
+
+static void rsb_grow(struct rtab *x)
+{
+	size_t cap = x->icap ? 2 * x->icap : 256;
+	uint32_t *t = bb_xcalloc(cap, sizeof(*t));
+	for (size_t i = 0; i < x->n; i++) {
+		size_t k = triple_hash(x->t[i].a, x->t[i].b, x->t[i].c) & (cap - 1);
+		while (t[k])
+			k = (k + 1) & (cap - 1);
+		t[k] = (uint32_t)i + 1;
+	}
+	free(x->idx);
+	x->idx = t;
+	x->icap = cap;
+}
+
+/* The return-side histogram of (a, b, c), created if asked: the same keys as
+ * the scoreboard (a = NEST_ANY with the per-edge one). */
+struct triple *nest_rsb(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c,
+                       int create)
+{
+	struct rtab *x = &n->rsb;
+	if (!x->icap) {
+		if (!create)
+			return NULL;
+		rsb_grow(x);
+	}
+	size_t k = triple_hash(a, b, c) & (x->icap - 1);
+	for (; x->idx[k]; k = (k + 1) & (x->icap - 1)) {
+		struct triple *t = &x->t[x->idx[k] - 1];
+		if (t->a == a && t->b == b && t->c == c)
+			return t;
+	}
+	if (!create)
+		return NULL;
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 64;
+		x->t = bb_xrealloc(x->t, x->cap * sizeof(*x->t));
+	}
+	struct triple *t = &x->t[x->n++];
+	t->a = a;
+	t->b = b;
+	t->c = c;
+	t->h = bb_xcalloc(2 * (size_t)n->bins.n, sizeof(*t->h));
+	t->norm = 1;
+	x->idx[k] = (uint32_t)x->n;
+	if (2 * x->n > x->icap)
+		rsb_grow(x);
+	return t;
+}
+
+void nest_rsb_free(struct bb_nest *n)
+{
+	for (size_t i = 0; i < n->rsb.n; i++)
+		free(n->rsb.t[i].h);
+	free(n->rsb.t);
+	free(n->rsb.idx);
+	memset(&n->rsb, 0, sizeof(n->rsb));
+}
+
