@@ -368,8 +368,8 @@ static int algorithm_option(int c, const char *arg, struct bb_nest_params *p)
 {
 	static const char *const scores[] = {"mass", "density", NULL};
 	static const char *const boards[] = {"auto", "edge", "caller", "paper", NULL};
-	static const enum bb_nest_scoreboard board_kinds[] = {
-		BB_NEST_SB_AUTO, BB_NEST_SB_EDGE, BB_NEST_SB_CALLER, BB_NEST_SB_PAPER};
+	static const enum bb_nest_scoreboard board_kinds[] = {BB_NEST_SB_AUTO, BB_NEST_SB_EDGE,
+	                                                      BB_NEST_SB_CALLER, BB_NEST_SB_PAPER};
 	double d;
 	uint64_t u;
 	int w;
@@ -389,8 +389,8 @@ static int algorithm_option(int c, const char *arg, struct bb_nest_params *p)
 		return 0;
 	case 'b':
 		if (parse_range(arg, p) != 0)
-			return bb_usage_error(prog, "--bin-range: expected MIN,MAX durations, not '%s'",
-			                      arg);
+			return bb_usage_error(
+			    prog, "--bin-range: expected MIN,MAX durations, not '%s'", arg);
 		return 0;
 	case OPT_BIN_BASE:
 		if (parse_num(arg, &d) != 0)
@@ -399,14 +399,16 @@ static int algorithm_option(int c, const char *arg, struct bb_nest_params *p)
 		return 0;
 	case OPT_SCORE:
 		if ((w = word_of(arg, scores)) < 0)
-			return bb_usage_error(prog, "--score: expected 'density' or 'mass', not '%s'",
-			                      arg);
+			return bb_usage_error(
+			    prog, "--score: expected 'density' or 'mass', not '%s'", arg);
 		p->score_density = w;
 		return 0;
 	case OPT_SCOREBOARD:
 		if ((w = word_of(arg, boards)) < 0)
-			return bb_usage_error(prog, "--scoreboard: expected 'auto', 'edge', 'caller' or "
-			                            "'paper', not '%s'", arg);
+			return bb_usage_error(prog,
+			                      "--scoreboard: expected 'auto', 'edge', 'caller' or "
+			                      "'paper', not '%s'",
+			                      arg);
 		p->scoreboard = board_kinds[w];
 		return 0;
 	case OPT_TIMEOUT:
@@ -436,8 +438,8 @@ static int output_option(int c, const char *arg, struct opts *o)
 		return 0;
 	case 'R':
 		if ((w = word_of(arg, ranks)) < 0)
-			return bb_usage_error(prog, "--rank: expected 'latency' or 'count', not '%s'",
-			                      arg);
+			return bb_usage_error(
+			    prog, "--rank: expected 'latency' or 'count', not '%s'", arg);
 		o->p.rank = rank_kinds[w];
 		return 0;
 	case 'k':
@@ -591,8 +593,10 @@ static int run_bound(const struct opts *o, struct runs *r, FILE *in, int show)
 	} else if (!status && !o->quiet && sb.children && !sb.replayed) {
 		warn_unused(o->name, "--bound", "messages or candidates");
 	} else if (!status && !o->quiet && sb.children) {
-		fprintf(stderr, "%s: warning: %s: --bound not used: no call has its true parent "
-		                "(path=) among its candidates\n", prog, o->name);
+		fprintf(stderr,
+		        "%s: warning: %s: --bound not used: no call has its true parent "
+		        "(path=) among its candidates\n",
+		        prog, o->name);
 	}
 	return status;
 }
@@ -616,8 +620,10 @@ static int run_all(const struct opts *o, struct runs *r, FILE *in, struct inst_s
 		struct bb_nest_stats st;
 		bb_nest_get_stats(r->orc, &st);
 		if (!status && !o->quiet && st.calls && st.no_path == st.calls)
-			fprintf(stderr, "%s: warning: %s has no path= attributes: every call is its "
-			                "own true path\n", prog, o->name);
+			fprintf(stderr,
+			        "%s: warning: %s has no path= attributes: every call is its "
+			        "own true path\n",
+			        prog, o->name);
 	}
 	if (!status && o->bound)
 		status = run_bound(o, r, in, show);
@@ -713,7 +719,8 @@ int main(int argc, char **argv)
 	struct inst_sink sink = {NULL, {{0}}, 0};
 	struct bb_err err = {{0}};
 	if ((o.inst_path[0] || o.inst_path[1] || o.inst_path[2]) &&
-	    !(sink.out = bb_viz_inst_out_new(o.inst_path[0], o.inst_path[1], o.inst_path[2], &err))) {
+	    !(sink.out =
+	          bb_viz_inst_out_new(o.inst_path[0], o.inst_path[1], o.inst_path[2], &err))) {
 		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		if (in != stdin)
 			fclose(in);

@@ -16,101 +16,101 @@ static uint64_t triple_hash(uint32_t a, uint32_t b, uint32_t c)
 
 static void tidx_grow(struct bb_nest *n)
 {
-	size_t cap = n->tcap ? 2 * n->tcap : 256;
+	size_t cap = n->board.tcap ? 2 * n->board.tcap : 256;
 	uint32_t *t = bb_xcalloc(cap, sizeof(*t));
-	for (size_t i = 0; i < n->ntri; i++) {
-		struct triple *x = &n->tri[i];
+	for (size_t i = 0; i < n->board.ntri; i++) {
+		struct triple *x = &n->board.tri[i];
 		size_t k = triple_hash(x->a, x->b, x->c) & (cap - 1);
 		while (t[k])
 			k = (k + 1) & (cap - 1);
 		t[k] = (uint32_t)i + 1;
 	}
-	free(n->tidx);
-	n->tidx = t;
-	n->tcap = cap;
+	free(n->board.tidx);
+	n->board.tidx = t;
+	n->board.tcap = cap;
 }
 
 /* The histogram of nestings of B->C calls in A->B calls, created if asked. */
 struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create)
 {
-	if (!n->tcap) {
+	if (!n->board.tcap) {
 		if (!create)
 			return NULL;
 		tidx_grow(n);
 	}
-	size_t k = triple_hash(a, b, c) & (n->tcap - 1);
-	for (; n->tidx[k]; k = (k + 1) & (n->tcap - 1)) {
-		struct triple *x = &n->tri[n->tidx[k] - 1];
+	size_t k = triple_hash(a, b, c) & (n->board.tcap - 1);
+	for (; n->board.tidx[k]; k = (k + 1) & (n->board.tcap - 1)) {
+		struct triple *x = &n->board.tri[n->board.tidx[k] - 1];
 		if (x->a == a && x->b == b && x->c == c)
 			return x;
 	}
 	if (!create)
 		return NULL;
-	if (n->ntri == n->captri) {
-		n->captri = n->captri ? 2 * n->captri : 64;
-		n->tri = bb_xrealloc(n->tri, n->captri * sizeof(*n->tri));
+	if (n->board.ntri == n->board.captri) {
+		n->board.captri = n->board.captri ? 2 * n->board.captri : 64;
+		n->board.tri = bb_xrealloc(n->board.tri, n->board.captri * sizeof(*n->board.tri));
 	}
-	struct triple *x = &n->tri[n->ntri++];
+	struct triple *x = &n->board.tri[n->board.ntri++];
 	x->a = a;
 	x->b = b;
 	x->c = c;
-	x->h = bb_xcalloc(2 * (size_t)n->bins.n, sizeof(*x->h));
+	x->h = bb_xcalloc(2 * (size_t)n->cfg.bins.n, sizeof(*x->h));
 	x->norm = 1;
-	n->tidx[k] = (uint32_t)n->ntri;
-	n->st.triples = n->ntri;
-	if (2 * n->ntri > n->tcap)
+	n->board.tidx[k] = (uint32_t)n->board.ntri;
+	n->st.triples = n->board.ntri;
+	if (2 * n->board.ntri > n->board.tcap)
 		tidx_grow(n);
 	return x;
 }
 
 static void pc_grow(struct bb_nest *n)
 {
-	size_t cap = n->pccap ? 2 * n->pccap : 64;
+	size_t cap = n->board.pccap ? 2 * n->board.pccap : 64;
 	struct pairc *t = bb_xmalloc(cap * sizeof(*t));
 	for (size_t i = 0; i < cap; i++)
 		t[i].a = UINT32_MAX;
-	for (size_t i = 0; i < n->pccap; i++) {
-		if (n->pc[i].a == UINT32_MAX)
+	for (size_t i = 0; i < n->board.pccap; i++) {
+		if (n->board.pc[i].a == UINT32_MAX)
 			continue;
-		size_t k = triple_hash(n->pc[i].a, n->pc[i].b, 0) & (cap - 1);
+		size_t k = triple_hash(n->board.pc[i].a, n->board.pc[i].b, 0) & (cap - 1);
 		while (t[k].a != UINT32_MAX)
 			k = (k + 1) & (cap - 1);
-		t[k] = n->pc[i];
+		t[k] = n->board.pc[i];
 	}
-	free(n->pc);
-	n->pc = t;
-	n->pccap = cap;
+	free(n->board.pc);
+	n->board.pc = t;
+	n->board.pccap = cap;
 }
 
 static struct pairc *pc_find(struct bb_nest *n, uint32_t a, uint32_t b, int create)
 {
-	if (!n->pccap) {
+	if (!n->board.pccap) {
 		if (!create)
 			return NULL;
 		pc_grow(n);
 	}
-	size_t k = triple_hash(a, b, 0) & (n->pccap - 1);
-	for (; n->pc[k].a != UINT32_MAX; k = (k + 1) & (n->pccap - 1))
-		if (n->pc[k].a == a && n->pc[k].b == b)
-			return &n->pc[k];
+	size_t k = triple_hash(a, b, 0) & (n->board.pccap - 1);
+	for (; n->board.pc[k].a != UINT32_MAX; k = (k + 1) & (n->board.pccap - 1))
+		if (n->board.pc[k].a == a && n->board.pc[k].b == b)
+			return &n->board.pc[k];
 	if (!create)
 		return NULL;
-	if (2 * (n->npc + 1) > n->pccap) {
+	if (2 * (n->board.npc + 1) > n->board.pccap) {
 		pc_grow(n);
 		return pc_find(n, a, b, create);
 	}
-	n->npc++;
-	n->pc[k].a = a;
-	n->pc[k].b = b;
-	n->pc[k].n = 0;
-	n->pc[k].once = n->pc[k].twice = 0;
-	n->pc[k].ct_sure = n->pc[k].ct_sure_share = n->pc[k].ct_rand = 0;
-	n->pc[k].ct_rand_share = n->pc[k].ct_amb = n->pc[k].ct_amb_share = 0;
-	n->pc[k].ct_amb_other = 0;
-	n->pc[k].lr1 = n->pc[k].lr2 = 1;
-	n->pc[k].al_n = n->pc[k].al_has = 0;
-	n->pc[k].al_root = 0;
-	return &n->pc[k];
+	n->board.npc++;
+	n->board.pc[k].a = a;
+	n->board.pc[k].b = b;
+	n->board.pc[k].n = 0;
+	n->board.pc[k].once = n->board.pc[k].twice = 0;
+	n->board.pc[k].ct_sure = n->board.pc[k].ct_sure_share = n->board.pc[k].ct_rand = 0;
+	n->board.pc[k].ct_rand_share = n->board.pc[k].ct_amb = n->board.pc[k].ct_amb_share = 0;
+	n->board.pc[k].ct_amb_other = 0;
+	n->board.pc[k].lr1 = n->board.pc[k].lr2 = 1;
+	n->board.pc[k].al_n = n->board.pc[k].al_has = 0;
+	n->board.pc[k].al_root = 0;
+	return &n->board.pc[k];
 }
 
 /* The counts of edge a->b, created if asked (NULL when not and absent). */
@@ -144,10 +144,9 @@ static void rsb_grow(struct rtab *x)
 
 /* The return-side histogram of (a, b, c), created if asked: the same keys as
  * the scoreboard (a = NEST_ANY with the per-edge one). */
-struct triple *nest_rsb(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c,
-                       int create)
+struct triple *nest_rsb(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create)
 {
-	struct rtab *x = &n->rsb;
+	struct rtab *x = &n->board.rsb;
 	if (!x->icap) {
 		if (!create)
 			return NULL;
@@ -169,7 +168,7 @@ struct triple *nest_rsb(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c,
 	t->a = a;
 	t->b = b;
 	t->c = c;
-	t->h = bb_xcalloc(2 * (size_t)n->bins.n, sizeof(*t->h));
+	t->h = bb_xcalloc(2 * (size_t)n->cfg.bins.n, sizeof(*t->h));
 	t->norm = 1;
 	x->idx[k] = (uint32_t)x->n;
 	if (2 * x->n > x->icap)
@@ -177,12 +176,18 @@ struct triple *nest_rsb(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c,
 	return t;
 }
 
-void nest_rsb_free(struct bb_nest *n)
+/* Frees the scoreboard's tables, its bin weights included. */
+void nest_board_free(struct nest_board *b)
 {
-	for (size_t i = 0; i < n->rsb.n; i++)
-		free(n->rsb.t[i].h);
-	free(n->rsb.t);
-	free(n->rsb.idx);
-	memset(&n->rsb, 0, sizeof(n->rsb));
+	for (size_t i = 0; i < b->ntri; i++)
+		free(b->tri[i].h);
+	free(b->tri);
+	free(b->tidx);
+	for (size_t i = 0; i < b->rsb.n; i++)
+		free(b->rsb.t[i].h);
+	free(b->rsb.t);
+	free(b->rsb.idx);
+	free(b->binw);
+	free(b->pc);
+	memset(b, 0, sizeof(*b));
 }
-

@@ -21,10 +21,10 @@
 /* Appends child c (a CALL record index) with its candidates' scores. */
 void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc)
 {
-	struct nest_global *g = &n->glob;
+	struct nest_global *g = &n->solve.glob;
 	if (g->full)
 		return;
-	if ((g->nent + nc) * sizeof(*g->ent) + g->nch * sizeof(*g->ch) > n->p.memory_bytes) {
+	if ((g->nent + nc) * sizeof(*g->ent) + g->nch * sizeof(*g->ch) > n->cfg.p.memory_bytes) {
 		g->full = 1; /* greedy choice instead (global_used stays 0) */
 		return;
 	}
@@ -59,13 +59,13 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 	/* ambiguous: even the best candidate has under NEST_AMB_SHARE of the
 	 * scores (the assignment may pick another, which is less sure still) */
 	if (nc > 1 && !c->cexact && !(best > 0 && best >= NEST_AMB_SHARE * sum)) {
-		if (!n->ramb)
-			n->ramb = bb_xcalloc(n->nrec ? n->nrec : 1, 1);
-		n->ramb[c->ridx] |= 1;
+		if (!n->solve.ramb)
+			n->solve.ramb = bb_xcalloc(n->recs.nrec ? n->recs.nrec : 1, 1);
+		n->solve.ramb[c->ridx] |= 1;
 		/* the others that could be its parent may lack a child of theirs */
 		for (size_t i = 0; i < nc; i++)
 			if (g->ent[first + i].w >= (float)log((1 - NEST_AMB_SHARE) * sum))
-				n->ramb[cand[i]->ridx] |= 2;
+				n->solve.ramb[cand[i]->ridx] |= 2;
 	}
 }
 
@@ -75,13 +75,13 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
  * the counts support no such bound. */
 static uint32_t total_cap(struct bb_nest *n, uint32_t b)
 {
-	if (b >= n->ninto || !n->into[b].ncalls)
+	if (b >= n->nodes.ninto || !n->nodes.into[b].ncalls)
 		return 0;
-	const struct node_list *l = &n->into[b];
+	const struct node_list *l = &n->nodes.into[b];
 	uint64_t sum = 0;
-	for (size_t i = 0; i < n->pccap; i++)
-		if (n->pc[i].a == b)
-			sum += n->pc[i].n;
+	for (size_t i = 0; i < n->board.pccap; i++)
+		if (n->board.pc[i].a == b)
+			sum += n->board.pc[i].n;
 	double r = (double)sum / (double)l->ncalls;
 	double k = floor(r + 0.5);
 	if (k < 1 || fabs(r - k) > 0.01)
@@ -146,15 +146,15 @@ static double unit_cost(double e, uint32_t k)
 
 static uint32_t soft_cap(const struct bb_nest *n, uint32_t b)
 {
-	if (b >= n->ninto || n->into[b].nobs < SOFT_MIN)
+	if (b >= n->nodes.ninto || n->nodes.into[b].nobs < SOFT_MIN)
 		return NO_CAP_SOFT;
-	return n->into[b].smax;
+	return n->nodes.into[b].smax;
 }
 
 static int once_hard_edge(struct bb_nest *n, uint32_t b, uint32_t c)
 {
 	struct pairc *e = nest_pairc(n, b, c, 0);
-	uint64_t into = b < n->ninto ? n->into[b].ncalls : 0;
+	uint64_t into = b < n->nodes.ninto ? n->nodes.into[b].ncalls : 0;
 	return e && into && 2 * e->n >= into;
 }
 
@@ -177,10 +177,10 @@ static double callee_unit_cost(const struct net *k, uint32_t v, uint32_t units)
  * record's parent node, and the (parent record, callee) nodes by key. */
 struct net_build {
 	size_t cappc, capt;
-	uint32_t *tslot;      /* per CALL record: its parent node, or BB_NONE */
-	struct slot_key *h;   /* open addressing, par BB_NONE: empty */
+	uint32_t *tslot;    /* per CALL record: its parent node, or BB_NONE */
+	struct slot_key *h; /* open addressing, par BB_NONE: empty */
 	size_t hcap, hn;
-	uint32_t *ncap;       /* per node: its total capacity, once ndone */
+	uint32_t *ncap; /* per node: its total capacity, once ndone */
 	uint8_t *ndone;
 };
 
@@ -188,15 +188,15 @@ struct net_build {
 static uint32_t parent_node(struct bb_nest *n, struct net *k, struct net_build *bd,
                             const struct nest_gent *e)
 {
-	struct nest_global *g = &n->glob;
+	struct nest_global *g = &n->solve.glob;
 	if (bd->tslot[e->par] != BB_NONE)
 		return bd->tslot[e->par];
-	uint32_t pb = n->rec[e->par].arg; /* the parent CALL's callee */
-	if (!g->cap && pb < n->ninto && !bd->ndone[pb]) {
+	uint32_t pb = n->recs.rec[e->par].arg; /* the parent CALL's callee */
+	if (!g->cap && pb < n->nodes.ninto && !bd->ndone[pb]) {
 		bd->ncap[pb] = total_cap(n, pb);
 		bd->ndone[pb] = 1;
 	}
-	uint32_t tk = pb < n->ninto && bd->ncap[pb] ? bd->ncap[pb] : NO_CAP;
+	uint32_t tk = pb < n->nodes.ninto && bd->ncap[pb] ? bd->ncap[pb] : NO_CAP;
 	if (k->npar == bd->capt) {
 		bd->capt *= 2;
 		k->tcap = bb_xrealloc(k->tcap, bd->capt * sizeof(uint32_t));
@@ -233,7 +233,7 @@ static uint32_t callee_node(struct bb_nest *n, struct net *k, struct net_build *
                             const struct nest_gent *e, const struct nest_gchild *x, int once,
                             int once_hard)
 {
-	struct nest_global *g = &n->glob;
+	struct nest_global *g = &n->solve.glob;
 	if (2 * (bd->hn + 1) > bd->hcap)
 		slots_grow(bd);
 	struct slot_key *h = bd->h;
@@ -262,7 +262,7 @@ static uint32_t callee_node(struct bb_nest *n, struct net *k, struct net_build *
  * callee) nodes, the flows, and each entry's cost. */
 static void net_arrays(struct bb_nest *n, struct net *k)
 {
-	struct nest_global *g = &n->glob;
+	struct nest_global *g = &n->solve.glob;
 	k->toff = bb_xcalloc(k->npar + 2, sizeof(uint32_t));
 	for (size_t v = 0; v < k->npc; v++)
 		k->toff[k->pcpar[v] + 2]++;
@@ -291,13 +291,13 @@ static void net_arrays(struct bb_nest *n, struct net *k)
 		k->assign[ci] = BB_NONE;
 	}
 	k->pot = bb_xcalloc(k->nch + k->npc + k->npar + 2, sizeof(double));
-	k->pen_y = n->p.penalty_y;
-	k->pen_z = n->p.penalty_z;
+	k->pen_y = n->cfg.p.penalty_y;
+	k->pen_z = n->cfg.p.penalty_z;
 }
 
 static void make_net(struct bb_nest *n, struct net *k)
 {
-	struct nest_global *g = &n->glob;
+	struct nest_global *g = &n->solve.glob;
 	struct net_build bd = {.cappc = 1024, .capt = 1024, .hcap = 1024};
 	k->nch = g->nch;
 	k->npc = k->npar = 0;
@@ -306,14 +306,14 @@ static void make_net(struct bb_nest *n, struct net *k)
 	k->pcpar = bb_xmalloc(bd.cappc * sizeof(uint32_t));
 	k->tcap = bb_xmalloc(bd.capt * sizeof(uint32_t));
 	k->tsoft = bb_xmalloc(bd.capt * sizeof(uint32_t));
-	bd.tslot = bb_xmalloc(n->nrec * sizeof(*bd.tslot));
-	for (size_t i = 0; i < n->nrec; i++)
+	bd.tslot = bb_xmalloc(n->recs.nrec * sizeof(*bd.tslot));
+	for (size_t i = 0; i < n->recs.nrec; i++)
 		bd.tslot[i] = BB_NONE;
 	bd.h = bb_xmalloc(bd.hcap * sizeof(*bd.h));
 	for (size_t i = 0; i < bd.hcap; i++)
 		bd.h[i].par = BB_NONE;
-	bd.ncap = bb_xcalloc(n->ninto + 1, sizeof(*bd.ncap));
-	bd.ndone = bb_xcalloc(n->ninto + 1, 1);
+	bd.ncap = bb_xcalloc(n->nodes.ninto + 1, sizeof(*bd.ncap));
+	bd.ndone = bb_xcalloc(n->nodes.ninto + 1, 1);
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		struct nest_gchild *x = &g->ch[ci];
 		/* the parents' node is each candidate's callee: the child's
@@ -564,7 +564,7 @@ static int cmp_order(const void *a, const void *b)
  * takes the earliest, as the greedy choice does. */
 void nest_global_solve(struct bb_nest *n)
 {
-	struct nest_global *g = &n->glob;
+	struct nest_global *g = &n->solve.glob;
 	struct net k;
 	make_net(n, &k);
 	size_t nv = k.nch + k.npc + k.npar + 1;
@@ -617,13 +617,13 @@ void nest_global_solve(struct bb_nest *n)
 	n->st.global_searched = visited;
 	n->st.global_over = over;
 
-	free(n->gpar);
-	n->gpar = bb_xmalloc(n->nrec * sizeof(*n->gpar));
-	for (size_t i = 0; i < n->nrec; i++)
-		n->gpar[i] = BB_NONE;
+	free(n->solve.gpar);
+	n->solve.gpar = bb_xmalloc(n->recs.nrec * sizeof(*n->solve.gpar));
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		n->solve.gpar[i] = BB_NONE;
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		uint32_t e = force[ci] != BB_NONE ? force[ci] : k.assign[ci];
-		n->gpar[g->ch[ci].ridx] = g->ent[e].par;
+		n->solve.gpar[g->ch[ci].ridx] = g->ent[e].par;
 	}
 	free(ord);
 	free(force);
@@ -640,8 +640,8 @@ void nest_global_solve(struct bb_nest *n)
 
 void nest_global_free(struct bb_nest *n)
 {
-	free(n->glob.ch);
-	free(n->glob.ent);
-	free(n->glob.truth);
-	memset(&n->glob, 0, sizeof(n->glob));
+	free(n->solve.glob.ch);
+	free(n->solve.glob.ent);
+	free(n->solve.glob.truth);
+	memset(&n->solve.glob, 0, sizeof(n->solve.glob));
 }

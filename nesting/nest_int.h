@@ -228,63 +228,57 @@ struct pattern {
 
 /* ---- the run ----------------------------------------------------------------- */
 
-struct bb_nest {
+/* What the caller asked and what the run decided from the trace: read by
+ * every step, set by nest_run.c (alias by the first pass). */
+struct nest_cfg {
 	struct bb_nest_params p;
 	enum bb_nest_mode mode;
 	struct nest_bins bins;
+	int auto_rs, auto_g;      /* return_score, global were BB_NEST_AUTO */
+	const char *auto_why;     /* what the automatic choice found, for the params */
+	int alias;                /* the trace names services H:P (#naming): a call from H
+	                             may nest under a call into any service on H */
+};
+
+/* Where the run is (nest_run.c drives it, nest_pairs.c steps through it). */
+struct nest_phase {
 	int pass;                 /* 1: scoreboard, 2: parents and paths */
 	int rstage;               /* pass 2 replay that only builds the return-side
 	                             histograms (--return-score) */
 	int gstage;               /* pass 2 replay that only collects candidates (--global) */
-	int auto_rs, auto_g;      /* return_score, global were BB_NEST_AUTO */
-	int alias;                /* the trace names services H:P (#naming): a call from H
-	                             may nest under a call into any service on H */
-	const char *auto_why;     /* what the automatic choice found, for the params */
 	int cstage;               /* pass 2 replay that only learns what tokens are worth */
 	int sstage;               /* pass 2 replay that learns the sequence gaps (nest_seq.c) */
-	int seq_ready;            /* the sequence histograms are learnt */
-	uint32_t *spar;           /* sequence stage, --global: per CALL record, its parent's */
-	int64_t *sret, *scall;    /* ... and its return and call times */
-	uint32_t *soff, *skid;    /* ... each parent record's children: skid[soff[p]..soff[p+1]) */
-	struct nest_global glob;  /* --global: the children and their candidates */
-	uint32_t *gpar;           /* --global: per CALL record, its parent's, or BB_NONE */
+	int recording;            /* pass 1 is recording */
+	int replay;               /* pass 2 runs from the records */
 	int64_t now;
 	uint64_t seq;
+	size_t heap_peak;         /* sampled heap in use (mallinfo2), bytes */
+	bb_nest_progress_fn progress;
+	void *progress_ctx;
+};
 
+/* The nodes (nest_pairs.c). */
+struct nest_nodes {
 	struct bb_intern *names;  /* node names */
 	uint32_t *rmap;           /* reader node index -> names index */
 	size_t nrmap;
-
-	/* open calls */
-	struct call **htab;
-	size_t hcap, hcount;
-	struct call *ghead, *gtail;
 	struct node_list *into;   /* per node: calls into it */
 	size_t ninto;
+};
+
+/* FindCallPairs' state (nest_pairs.c): the open calls, the closed ones still
+ * candidates, the pending roots, and each child's candidates. */
+struct nest_calls {
+	struct call **htab;
+	size_t hcap, hcount;
+	struct call *ghead, *gtail;   /* all open calls, in call order */
 	struct call *chead, *ctail;   /* closed, still candidates (skew window) */
 	struct call *rhead, *rtail;   /* pending roots (pass 2) */
 	struct call *freelist;
 	size_t live;
-
 	/* calls pass 1 found unmatched: pass 2 ignores them (sorted line numbers) */
 	uint64_t *skip;
 	size_t nskip, capskip;
-
-	/* recorded messages (pass 1) for pass 2 */
-	struct mrec *rec;
-	size_t nrec, caprec;
-	uint32_t *rpath;          /* oracle, --bound: per record, path= value in paths, or BB_NONE */
-	uint32_t *rreq;           /* per CALL record, its req= label (up to a '?') in reqs,
-	                             or BB_NONE; reqs lives as long as the run */
-	struct bb_intern *reqs;
-	struct nest_bound *bnd;   /* --bound: what the truth taught (nest_bound.c) */
-	int64_t *rret;            /* --return-score: per CALL record, its return time */
-	struct bb_intern *paths;
-	size_t rec_max;           /* budget, in records */
-	int recording;            /* pass 1 is recording */
-	int replay;               /* pass 2 runs from the records */
-	size_t heap_peak;         /* sampled heap in use (mallinfo2), bytes */
-
 	/* candidates scratch */
 	struct call **cand;
 	size_t capcand;
@@ -292,25 +286,59 @@ struct bb_nest {
 	size_t capccls;
 	double *cscore;           /* per candidate: its score before any move (choose) */
 	size_t capcscore;
+};
 
-	/* content evidence (nest_content.c) */
+/* The messages pass 1 recorded for pass 2 (nest_pairs.c). */
+struct nest_recs {
+	struct mrec *rec;
+	size_t nrec, caprec;
+	size_t rec_max;           /* budget, in records */
+	uint32_t *rpath;          /* oracle, --bound: per record, path= value in paths, or BB_NONE */
+	struct bb_intern *paths;
+	uint32_t *rreq;           /* per CALL record, its req= label (up to a '?') in reqs,
+	                             or BB_NONE; reqs lives as long as the run */
+	struct bb_intern *reqs;
+	int64_t *rret;            /* --return-score: per CALL record, its return time */
+};
+
+/* Content evidence (nest_content.c). */
+struct nest_content {
 	uint32_t *rtok;           /* per record: its tokens in tpool, or BB_NONE */
 	uint64_t *tpool;
 	size_t ntpool, captpool;
-	int content_full;         /* the tokens outgrew the memory budget: not used */
+	int full;                 /* the tokens outgrew the memory budget: not used */
 	struct tokfreq {          /* calls per token, open addressing (count 0: empty) */
 		uint64_t *tok;
 		uint32_t *count;
 		size_t n, cap;
 		uint64_t calls;       /* calls with tokens */
 	} tf;
-	uint8_t *ramb;            /* --global: per CALL record, 1: its parent was
-	                             ambiguous, 2: a likely parent of such a child */
+};
 
-	/* scoreboard */
+/* The sequence gaps (nest_seq.c). */
+struct nest_gaps {
+	int ready;                /* the sequence histograms are learnt */
+	uint32_t *spar;           /* sequence stage, --global: per CALL record, its parent's */
+	int64_t *sret, *scall;    /* ... and its return and call times */
+	uint32_t *soff, *skid;    /* ... each parent record's children: skid[soff[p]..soff[p+1]) */
+};
+
+/* The choices of all parents at once: --global (nest_global.c) and --bound
+ * (nest_bound.c). */
+struct nest_solve {
+	struct nest_global glob;  /* the children and their candidates */
+	uint32_t *gpar;           /* per CALL record, its parent's, or BB_NONE */
+	uint8_t *ramb;            /* per CALL record, 1: its parent was ambiguous, 2: a
+	                             likely parent of such a child */
+	struct nest_bound *bnd;   /* --bound: what the truth taught */
+};
+
+/* The scoreboard (nest_board.c, nest_score.c). */
+struct nest_board {
 	struct triple *tri;
 	size_t ntri, captri;
 	uint32_t *tidx;           /* open addressing: index+1, 0 empty */
+	size_t tcap;
 	double *binw;             /* per-bin score factor (density or 1) */
 	struct rtab {             /* return-side histograms, keyed as the scoreboard */
 		struct triple *t;
@@ -321,23 +349,19 @@ struct bb_nest {
 	struct pairc *pc;         /* call pairs per (from, to), open addressing */
 	size_t npc, pccap;
 	double pen[3][NEST_PEN_TAB]; /* penalty factors x, y, z for small counts */
-	size_t tcap;
+};
 
-	/* patterns */
+/* The patterns found (nest_paths.c). */
+struct nest_pats {
 	struct bb_intern *keys;
 	struct pattern *pat;
 	size_t npat, cappat;
-	char *kbuf;
+	char *kbuf;               /* the key being built */
 	size_t klen, kcap;
+};
 
-	struct bb_nest_stats st;
-	int bound_set;            /* bb_nest_set_bound was called: the stats carry it */
-	uint64_t bound_fn, bound_true;
-	struct nest_inst *inst;   /* instances wanted (nest_inst.c), or NULL */
-	bb_nest_progress_fn progress;
-	void *progress_ctx;
-
-	/* export */
+/* The patterns as viz takes them (nest_paths.c, nest_run.c). */
+struct nest_export {
 	struct bb_vpatterns out;
 	struct bb_vpattern *vpat;
 	size_t *order;            /* ranked pattern indices, after pruning */
@@ -347,17 +371,39 @@ struct bb_nest {
 	struct bb_vval *params, *stats;
 };
 
+struct bb_nest {
+	struct nest_cfg cfg;
+	struct nest_phase phase;
+	struct nest_nodes nodes;
+	struct nest_calls calls;
+	struct nest_recs recs;
+	struct nest_content content;
+	struct nest_gaps gaps;
+	struct nest_solve solve;
+	struct nest_board board;
+	struct nest_pats pats;
+	struct nest_export ex;
+
+	struct bb_nest_stats st;
+	int bound_set;            /* bb_nest_set_bound was called: the stats carry it */
+	uint64_t bound_fn, bound_true;
+	struct nest_inst *inst;   /* instances wanted (nest_inst.c), or NULL */
+};
+
 /* nest_pairs.c */
 int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err);
 void nest_replay(struct bb_nest *n);
-void nest_reset_calls(struct bb_nest *n);
+void nest_calls_free(struct nest_calls *cs);
+void nest_nodes_init(struct nest_nodes *d);
+void nest_nodes_free(struct nest_nodes *d);
+void nest_recs_free(struct nest_recs *r, int keep_reqs);
 uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri);
 void nest_alias_roots(struct bb_nest *n);
 
 /* nest_board.c: the scoreboard's tables */
 struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create);
 struct triple *nest_rsb(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create);
-void nest_rsb_free(struct bb_nest *n);
+void nest_board_free(struct nest_board *b);
 void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b);
 struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create);
 
@@ -424,9 +470,10 @@ void nest_inst_emit(struct bb_nest *n, const struct call *root, uint32_t key);
 /* nest_paths.c */
 void nest_attach(struct call *parent, struct call *child);
 uint32_t nest_add_instance(struct bb_nest *n, struct call *root);
-void nest_patterns_free(struct bb_nest *n);
+void nest_pats_init(struct nest_pats *ps);
+void nest_pats_free(struct nest_pats *ps);
 char *nest_pattern_text(const struct bb_nest *n, const struct pattern *p);
-void nest_export_free(struct bb_nest *n);
+void nest_export_free(struct nest_export *ex);
 void nest_export(struct bb_nest *n);
 
 /* a - b, saturated: a trace's timestamps may be up to 2^64 ns apart. */
@@ -445,7 +492,7 @@ static inline int64_t nest_sub(int64_t a, int64_t b)
  * and make it win. */
 static inline uint32_t nest_sb_bin(const struct bb_nest *n, int64_t d)
 {
-	return d >= 0 ? nest_bin(&n->bins, d) : n->bins.n + nest_bin(&n->bins, -d);
+	return d >= 0 ? nest_bin(&n->cfg.bins, d) : n->cfg.bins.n + nest_bin(&n->cfg.bins, -d);
 }
 
 #endif

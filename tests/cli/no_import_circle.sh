@@ -54,7 +54,7 @@ for m in $modules; do
 				dfs(v)
 		exit ncyc > 0
 	}
-	function dfs(v,    i, w, j, line) {
+	function dfs(v,    i, w, j, to, line) {
 		color[v] = 1; depth++; stk[depth] = v
 		for (i = 1; i <= nadj[v]; i++) {
 			w = adj[v, i]
@@ -62,8 +62,11 @@ for m in $modules; do
 				for (j = depth; stk[j] != w; j--)
 					;
 				line = ""
-				for (; j <= depth; j++)
-					line = line stk[j] " -> " (j < depth ? stk[j + 1] : w) " (" sym[stk[j], j < depth ? stk[j + 1] : w] ")" (j < depth ? ", " : "")
+				for (; j <= depth; j++) {
+					to = j < depth ? stk[j + 1] : w
+					line = line (line == "" ? "" : ", ") stk[j] " -> " to \
+					    " (" sym[stk[j], to] ")"
+				}
 				print mod ": cycle: " line
 				ncyc++
 			} else if (!color[w]) {
