@@ -6,21 +6,13 @@
 
 #include "nesting/nest_int.h"
 
-static uint64_t triple_hash(uint32_t a, uint32_t b, uint32_t c)
-{
-	uint64_t h = a * 0x9e3779b97f4a7c15ULL;
-	h ^= (b + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
-	h ^= (c + 0x85ebca6b27d4eb4fULL) * 0x94d049bb133111ebULL;
-	return h ^ (h >> 31);
-}
-
 static void tidx_grow(struct bb_nest *n)
 {
 	size_t cap = n->board.tcap ? 2 * n->board.tcap : 256;
 	uint32_t *t = bb_xcalloc(cap, sizeof(*t));
 	for (size_t i = 0; i < n->board.ntri; i++) {
 		struct triple *x = &n->board.tri[i];
-		size_t k = triple_hash(x->a, x->b, x->c) & (cap - 1);
+		size_t k = nest_triple_hash(x->a, x->b, x->c) & (cap - 1);
 		while (t[k])
 			k = (k + 1) & (cap - 1);
 		t[k] = (uint32_t)i + 1;
@@ -30,22 +22,15 @@ static void tidx_grow(struct bb_nest *n)
 	n->board.tcap = cap;
 }
 
-/* The histogram of nestings of B->C calls in A->B calls, created if asked. */
-struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create)
+/* The histogram of nestings of B->C calls in A->B calls, created (nest_triple
+ * looked it up first). */
+struct triple *nest_triple_add(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c)
 {
-	if (!n->board.tcap) {
-		if (!create)
-			return NULL;
+	if (!n->board.tcap)
 		tidx_grow(n);
-	}
-	size_t k = triple_hash(a, b, c) & (n->board.tcap - 1);
-	for (; n->board.tidx[k]; k = (k + 1) & (n->board.tcap - 1)) {
-		struct triple *x = &n->board.tri[n->board.tidx[k] - 1];
-		if (x->a == a && x->b == b && x->c == c)
-			return x;
-	}
-	if (!create)
-		return NULL;
+	size_t k = nest_triple_hash(a, b, c) & (n->board.tcap - 1);
+	while (n->board.tidx[k])
+		k = (k + 1) & (n->board.tcap - 1);
 	if (n->board.ntri == n->board.captri) {
 		n->board.captri = n->board.captri ? 2 * n->board.captri : 64;
 		n->board.tri = bb_xrealloc(n->board.tri, n->board.captri * sizeof(*n->board.tri));
@@ -72,7 +57,7 @@ static void pc_grow(struct bb_nest *n)
 	for (size_t i = 0; i < n->board.pccap; i++) {
 		if (n->board.pc[i].a == UINT32_MAX)
 			continue;
-		size_t k = triple_hash(n->board.pc[i].a, n->board.pc[i].b, 0) & (cap - 1);
+		size_t k = nest_triple_hash(n->board.pc[i].a, n->board.pc[i].b, 0) & (cap - 1);
 		while (t[k].a != UINT32_MAX)
 			k = (k + 1) & (cap - 1);
 		t[k] = n->board.pc[i];
@@ -89,7 +74,7 @@ static struct pairc *pc_find(struct bb_nest *n, uint32_t a, uint32_t b, int crea
 			return NULL;
 		pc_grow(n);
 	}
-	size_t k = triple_hash(a, b, 0) & (n->board.pccap - 1);
+	size_t k = nest_triple_hash(a, b, 0) & (n->board.pccap - 1);
 	for (; n->board.pc[k].a != UINT32_MAX; k = (k + 1) & (n->board.pccap - 1))
 		if (n->board.pc[k].a == a && n->board.pc[k].b == b)
 			return &n->board.pc[k];
@@ -113,16 +98,10 @@ static struct pairc *pc_find(struct bb_nest *n, uint32_t a, uint32_t b, int crea
 	return &n->board.pc[k];
 }
 
-/* The counts of edge a->b, created if asked (NULL when not and absent). */
-struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create)
+/* The counts of edge a->b, created (nest_pairc looked them up first). */
+struct pairc *nest_pairc_add(struct bb_nest *n, uint32_t a, uint32_t b)
 {
-	return pc_find(n, a, b, create);
-}
-
-/* Pass 1: one more A->B call pair. */
-void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b)
-{
-	pc_find(n, a, b, 1)->n++;
+	return pc_find(n, a, b, 1);
 }
 
 /* ---- the return-side histograms (--return-score) ---------------------------- */
@@ -132,7 +111,7 @@ static void rsb_grow(struct rtab *x)
 	size_t cap = x->icap ? 2 * x->icap : 256;
 	uint32_t *t = bb_xcalloc(cap, sizeof(*t));
 	for (size_t i = 0; i < x->n; i++) {
-		size_t k = triple_hash(x->t[i].a, x->t[i].b, x->t[i].c) & (cap - 1);
+		size_t k = nest_triple_hash(x->t[i].a, x->t[i].b, x->t[i].c) & (cap - 1);
 		while (t[k])
 			k = (k + 1) & (cap - 1);
 		t[k] = (uint32_t)i + 1;
@@ -142,24 +121,16 @@ static void rsb_grow(struct rtab *x)
 	x->icap = cap;
 }
 
-/* The return-side histogram of (a, b, c), created if asked: the same keys as
- * the scoreboard (a = NEST_ANY with the per-edge one). */
-struct triple *nest_rsb(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create)
+/* The return-side histogram of (a, b, c), created (nest_rsb looked it up
+ * first): the same keys as the scoreboard (a = NEST_ANY with the per-edge one). */
+struct triple *nest_rsb_add(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c)
 {
 	struct rtab *x = &n->board.rsb;
-	if (!x->icap) {
-		if (!create)
-			return NULL;
+	if (!x->icap)
 		rsb_grow(x);
-	}
-	size_t k = triple_hash(a, b, c) & (x->icap - 1);
-	for (; x->idx[k]; k = (k + 1) & (x->icap - 1)) {
-		struct triple *t = &x->t[x->idx[k] - 1];
-		if (t->a == a && t->b == b && t->c == c)
-			return t;
-	}
-	if (!create)
-		return NULL;
+	size_t k = nest_triple_hash(a, b, c) & (x->icap - 1);
+	while (x->idx[k])
+		k = (k + 1) & (x->icap - 1);
 	if (x->n == x->cap) {
 		x->cap = x->cap ? 2 * x->cap : 64;
 		x->t = bb_xrealloc(x->t, x->cap * sizeof(*x->t));

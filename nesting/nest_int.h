@@ -293,7 +293,8 @@ struct nest_recs {
 	struct mrec *rec;
 	size_t nrec, caprec;
 	size_t rec_max;           /* budget, in records */
-	uint32_t *rpath;          /* oracle, --bound: per record, path= value in paths, or BB_NONE */
+	uint32_t *rpath;          /* oracle, --bound: per record, its path= value in paths, or
+	                             BB_NONE */
 	struct bb_intern *paths;
 	uint32_t *rreq;           /* per CALL record, its req= label (up to a '?') in reqs,
 	                             or BB_NONE; reqs lives as long as the run */
@@ -400,12 +401,13 @@ void nest_recs_free(struct nest_recs *r, int keep_reqs);
 uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri);
 void nest_alias_roots(struct bb_nest *n);
 
-/* nest_board.c: the scoreboard's tables */
-struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create);
-struct triple *nest_rsb(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create);
+/* nest_board.c: the scoreboard's tables. Their lookups are inline, below (they
+ * run for every candidate scored); a lookup that creates an absent key calls
+ * the _add function. */
+struct triple *nest_triple_add(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c);
+struct triple *nest_rsb_add(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c);
+struct pairc *nest_pairc_add(struct bb_nest *n, uint32_t a, uint32_t b);
 void nest_board_free(struct nest_board *b);
-void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b);
-struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create);
 
 /* nest_score.c */
 void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
@@ -493,6 +495,64 @@ static inline int64_t nest_sub(int64_t a, int64_t b)
 static inline uint32_t nest_sb_bin(const struct bb_nest *n, int64_t d)
 {
 	return d >= 0 ? nest_bin(&n->cfg.bins, d) : n->cfg.bins.n + nest_bin(&n->cfg.bins, -d);
+}
+
+/* The tables' hash of a key (a pair takes c = 0). */
+static inline uint64_t nest_triple_hash(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ULL;
+	h ^= (b + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
+	h ^= (c + 0x85ebca6b27d4eb4fULL) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
+}
+
+/* The histogram of nestings of B->C calls in A->B calls, created if asked. */
+static inline struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c,
+                                         int create)
+{
+	const struct nest_board *sb = &n->board;
+	if (sb->tcap)
+		for (size_t k = nest_triple_hash(a, b, c) & (sb->tcap - 1); sb->tidx[k];
+		     k = (k + 1) & (sb->tcap - 1)) {
+			struct triple *x = &sb->tri[sb->tidx[k] - 1];
+			if (x->a == a && x->b == b && x->c == c)
+				return x;
+		}
+	return create ? nest_triple_add(n, a, b, c) : NULL;
+}
+
+/* The return-side histogram of (a, b, c), created if asked: the same keys as
+ * the scoreboard (a = NEST_ANY with the per-edge one). */
+static inline struct triple *nest_rsb(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c,
+                                      int create)
+{
+	const struct rtab *x = &n->board.rsb;
+	if (x->icap)
+		for (size_t k = nest_triple_hash(a, b, c) & (x->icap - 1); x->idx[k];
+		     k = (k + 1) & (x->icap - 1)) {
+			struct triple *t = &x->t[x->idx[k] - 1];
+			if (t->a == a && t->b == b && t->c == c)
+				return t;
+		}
+	return create ? nest_rsb_add(n, a, b, c) : NULL;
+}
+
+/* The counts of edge a->b, created if asked (NULL when not and absent). */
+static inline struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create)
+{
+	const struct nest_board *sb = &n->board;
+	if (sb->pccap)
+		for (size_t k = nest_triple_hash(a, b, 0) & (sb->pccap - 1);
+		     sb->pc[k].a != UINT32_MAX; k = (k + 1) & (sb->pccap - 1))
+			if (sb->pc[k].a == a && sb->pc[k].b == b)
+				return &sb->pc[k];
+	return create ? nest_pairc_add(n, a, b) : NULL;
+}
+
+/* Pass 1: one more A->B call pair. */
+static inline void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b)
+{
+	nest_pairc(n, a, b, 1)->n++;
 }
 
 #endif
