@@ -506,19 +506,28 @@ static inline uint64_t nest_triple_hash(uint32_t a, uint32_t b, uint32_t c)
 	return h ^ (h >> 31);
 }
 
+/* Triple (a, b, c) of a table of triples t under the open-addressing index idx
+ * (cap slots: index + 1, 0 empty), or NULL. */
+static inline struct triple *nest_tri_find(struct triple *t, const uint32_t *idx, size_t cap,
+                                           uint32_t a, uint32_t b, uint32_t c)
+{
+	size_t mask = cap - 1;
+	if (cap)
+		for (size_t k = nest_triple_hash(a, b, c) & mask; idx[k]; k = (k + 1) & mask) {
+			struct triple *x = &t[idx[k] - 1];
+			if (x->a == a && x->b == b && x->c == c)
+				return x;
+		}
+	return NULL;
+}
+
 /* The histogram of nestings of B->C calls in A->B calls, created if asked. */
 static inline struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c,
                                          int create)
 {
-	const struct nest_board *sb = &n->board;
-	if (sb->tcap)
-		for (size_t k = nest_triple_hash(a, b, c) & (sb->tcap - 1); sb->tidx[k];
-		     k = (k + 1) & (sb->tcap - 1)) {
-			struct triple *x = &sb->tri[sb->tidx[k] - 1];
-			if (x->a == a && x->b == b && x->c == c)
-				return x;
-		}
-	return create ? nest_triple_add(n, a, b, c) : NULL;
+	struct nest_board *sb = &n->board;
+	struct triple *x = nest_tri_find(sb->tri, sb->tidx, sb->tcap, a, b, c);
+	return x || !create ? x : nest_triple_add(n, a, b, c);
 }
 
 /* The return-side histogram of (a, b, c), created if asked: the same keys as
@@ -526,15 +535,9 @@ static inline struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t
 static inline struct triple *nest_rsb(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c,
                                       int create)
 {
-	const struct rtab *x = &n->board.rsb;
-	if (x->icap)
-		for (size_t k = nest_triple_hash(a, b, c) & (x->icap - 1); x->idx[k];
-		     k = (k + 1) & (x->icap - 1)) {
-			struct triple *t = &x->t[x->idx[k] - 1];
-			if (t->a == a && t->b == b && t->c == c)
-				return t;
-		}
-	return create ? nest_rsb_add(n, a, b, c) : NULL;
+	struct rtab *r = &n->board.rsb;
+	struct triple *x = nest_tri_find(r->t, r->idx, r->icap, a, b, c);
+	return x || !create ? x : nest_rsb_add(n, a, b, c);
 }
 
 /* The counts of edge a->b, created if asked (NULL when not and absent). */
