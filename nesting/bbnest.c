@@ -85,14 +85,6 @@ static void usage(FILE *out)
 	        "(or once, when its messages fit the --memory budget).\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'bbnest --help' for more information.\n");
-	return 2;
-}
-
 static int parse_count(const char *s, uint64_t *out)
 {
 	char *end;
@@ -350,301 +342,402 @@ static int run_one(struct bb_nest *n, FILE *in, const char *name,
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
+/* What the command line asks for. */
+struct opts {
 	struct bb_nest_params p;
-	bb_nest_params_init(&p);
-	struct bb_reader_opts ro = {0};
-	const char *outpath = NULL;
-	int format = 'd', oracle = 0, truth = 0, bound = 0, quiet = 0, stats = 0, c;
-	uint64_t u;
-	double d;
-	const char *inst_path[3] = {NULL, NULL, NULL}; /* --instances, --otlp, --otlp-endpoint */
-	struct inst_sink sink = {NULL, {{0}}, 0};
+	struct bb_reader_opts ro;
+	const char *outpath;
+	int format; /* 'd'ot, 'j'son, 't'ext */
+	int oracle, truth, bound, quiet, stats;
+	const char *inst_path[3]; /* --instances, --otlp, --otlp-endpoint */
+	const char *path, *name;  /* the trace ("-": standard input) and its name */
+};
 
+/* One of the words in words (NULL-terminated): its index, or -1. */
+static int word_of(const char *s, const char *const *words)
+{
+	for (int i = 0; words[i]; i++)
+		if (strcmp(s, words[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* An option of the algorithm that takes a value (arg); returns 0, or the
+ * usage error's exit status. */
+static int algorithm_option(int c, const char *arg, struct bb_nest_params *p)
+{
+	static const char *const scores[] = {"mass", "density", NULL};
+	static const char *const boards[] = {"auto", "edge", "caller", "paper", NULL};
+	static const enum bb_nest_scoreboard board_kinds[] = {BB_NEST_SB_AUTO, BB_NEST_SB_EDGE,
+	                                                      BB_NEST_SB_CALLER, BB_NEST_SB_PAPER};
+	double d;
+	uint64_t u;
+	int w;
+	switch (c) {
+	case 'p':
+		if (parse_penalty(arg, p) != 0)
+			return bb_usage_error(prog, "--penalty: expected X,Y,Z, not '%s'", arg);
+		return 0;
+	case 'g':
+		if (parse_num(arg, &d) != 0)
+			return bb_usage_error(prog, "--smooth: bad number '%s'", arg);
+		p->smooth_sigma = d;
+		return 0;
+	case 'W':
+		if (bb_duration_parse(arg, &p->skew_window_ns) != 0)
+			return bb_usage_error(prog, "--skew-window: bad duration '%s'", arg);
+		return 0;
+	case 'b':
+		if (parse_range(arg, p) != 0)
+			return bb_usage_error(
+			    prog, "--bin-range: expected MIN,MAX durations, not '%s'", arg);
+		return 0;
+	case OPT_BIN_BASE:
+		if (parse_num(arg, &d) != 0)
+			return bb_usage_error(prog, "--bin-base: bad number '%s'", arg);
+		p->bin_base = d;
+		return 0;
+	case OPT_SCORE:
+		if ((w = word_of(arg, scores)) < 0)
+			return bb_usage_error(
+			    prog, "--score: expected 'density' or 'mass', not '%s'", arg);
+		p->score_density = w;
+		return 0;
+	case OPT_SCOREBOARD:
+		if ((w = word_of(arg, boards)) < 0)
+			return bb_usage_error(prog,
+			                      "--scoreboard: expected 'auto', 'edge', 'caller' or "
+			                      "'paper', not '%s'",
+			                      arg);
+		p->scoreboard = board_kinds[w];
+		return 0;
+	case OPT_TIMEOUT:
+		if (bb_duration_parse(arg, &p->open_timeout_ns) != 0)
+			return bb_usage_error(prog, "--timeout: bad duration '%s'", arg);
+		return 0;
+	case OPT_MEMORY:
+		if (parse_count(arg, &u) != 0 || u > ((uint64_t)SIZE_MAX >> 20))
+			return bb_usage_error(prog, "--memory: bad size in MB '%s'", arg);
+		p->memory_bytes = (size_t)u << 20;
+		return 0;
+	}
+	return bb_usage_error(prog, "unknown option (%d)", c);
+}
+
+/* An option of the output that takes a value (arg); returns 0, or the usage
+ * error's exit status. */
+static int output_option(int c, const char *arg, struct opts *o)
+{
+	static const char *const ranks[] = {"latency", "count", NULL};
+	static const enum bb_nest_rank rank_kinds[] = {BB_NEST_RANK_LATENCY, BB_NEST_RANK_COUNT};
+	uint64_t u;
+	int w;
+	switch (c) {
+	case 'o':
+		o->outpath = arg;
+		return 0;
+	case 'R':
+		if ((w = word_of(arg, ranks)) < 0)
+			return bb_usage_error(
+			    prog, "--rank: expected 'latency' or 'count', not '%s'", arg);
+		o->p.rank = rank_kinds[w];
+		return 0;
+	case 'k':
+		if (parse_count(arg, &u) != 0)
+			return bb_usage_error(prog, "--top: bad count '%s'", arg);
+		o->p.top = (size_t)u;
+		return 0;
+	case 'm':
+		if (parse_count(arg, &u) != 0)
+			return bb_usage_error(prog, "--min-count: bad count '%s'", arg);
+		o->p.min_count = u;
+		return 0;
+	case OPT_INSTANCES:
+		o->inst_path[0] = arg;
+		return 0;
+	case OPT_OTLP:
+		o->inst_path[1] = arg;
+		return 0;
+	case OPT_OTLP_ENDPOINT:
+		o->inst_path[2] = arg;
+		return 0;
+	}
+	return algorithm_option(c, arg, &o->p);
+}
+
+/* An option without a value; returns 1 when c is not one. */
+static int flag_option(int c, struct opts *o)
+{
+	switch (c) {
+	case 'j':
+	case 't':
+		o->format = c;
+		break;
+	case OPT_DOT:
+		o->format = 'd';
+		break;
+	case OPT_NO_BINS:
+		o->p.bins_in_output = 0;
+		break;
+	case OPT_ORACLE:
+		o->oracle = 1;
+		break;
+	case OPT_TRUTH:
+		o->truth = 1;
+		break;
+	case OPT_BOUND:
+		o->bound = 1;
+		break;
+	case OPT_LENIENT:
+		o->ro.lenient = 1;
+		break;
+	case OPT_RETURN_SCORE:
+		o->p.return_score = 1;
+		break;
+	case OPT_REASSIGN:
+		o->p.reassign = 1;
+		break;
+	case OPT_GLOBAL:
+		o->p.global = 1;
+		break;
+	case OPT_NO_CONTENT:
+		o->p.content = 0;
+		break;
+	case OPT_GREEDY:
+		o->p.return_score = o->p.global = 0;
+		break;
+	case OPT_SEQUENCE:
+		o->p.sequence = 1;
+		break;
+	case OPT_STATS:
+		o->stats = 1;
+		break;
+	case 'q':
+		o->quiet = 1;
+		break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+static void version(void)
+{
+	printf("bbnest (bb) %s\nGraphviz %s\njansson %s\n", BB_VERSION, bb_viz_graphviz_version(),
+	       bb_viz_jansson_version());
+	char z[128];
+	bb_tio_lib_versions(z, sizeof z);
+	printf("%s\n", z);
+}
+
+/* Parses the command line into o; returns -1 to go on, or the exit status
+ * (0 after --help and --version, 2 after a usage error). */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	int c;
+	bb_nest_params_init(&o->p);
+	o->format = 'd';
 	while ((c = getopt_long(argc, argv, "o:jtR:k:m:p:g:W:b:qhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			outpath = optarg;
-			break;
-		case 'j':
-		case 't':
-			format = c;
-			break;
-		case OPT_DOT:
-			format = 'd';
-			break;
-		case OPT_NO_BINS:
-			p.bins_in_output = 0;
-			break;
-		case 'R':
-			if (strcmp(optarg, "latency") == 0)
-				p.rank = BB_NEST_RANK_LATENCY;
-			else if (strcmp(optarg, "count") == 0)
-				p.rank = BB_NEST_RANK_COUNT;
-			else
-				return usage_error("--rank: expected 'latency' or 'count', not '%s'",
-				                   optarg);
-			break;
-		case 'k':
-			if (parse_count(optarg, &u) != 0)
-				return usage_error("--top: bad count '%s'", optarg);
-			p.top = (size_t)u;
-			break;
-		case 'm':
-			if (parse_count(optarg, &u) != 0)
-				return usage_error("--min-count: bad count '%s'", optarg);
-			p.min_count = u;
-			break;
-		case 'p':
-			if (parse_penalty(optarg, &p) != 0)
-				return usage_error("--penalty: expected X,Y,Z, not '%s'", optarg);
-			break;
-		case 'g':
-			if (parse_num(optarg, &d) != 0)
-				return usage_error("--smooth: bad number '%s'", optarg);
-			p.smooth_sigma = d;
-			break;
-		case 'W':
-			if (bb_duration_parse(optarg, &p.skew_window_ns) != 0)
-				return usage_error("--skew-window: bad duration '%s'", optarg);
-			break;
-		case 'b':
-			if (parse_range(optarg, &p) != 0)
-				return usage_error("--bin-range: expected MIN,MAX durations, not '%s'",
-				                   optarg);
-			break;
-		case OPT_BIN_BASE:
-			if (parse_num(optarg, &d) != 0)
-				return usage_error("--bin-base: bad number '%s'", optarg);
-			p.bin_base = d;
-			break;
-		case OPT_SCORE:
-			if (strcmp(optarg, "density") == 0)
-				p.score_density = 1;
-			else if (strcmp(optarg, "mass") == 0)
-				p.score_density = 0;
-			else
-				return usage_error("--score: expected 'density' or 'mass', not '%s'",
-				                   optarg);
-			break;
-		case OPT_SCOREBOARD:
-			if (strcmp(optarg, "auto") == 0)
-				p.scoreboard = BB_NEST_SB_AUTO;
-			else if (strcmp(optarg, "edge") == 0)
-				p.scoreboard = BB_NEST_SB_EDGE;
-			else if (strcmp(optarg, "caller") == 0)
-				p.scoreboard = BB_NEST_SB_CALLER;
-			else if (strcmp(optarg, "paper") == 0)
-				p.scoreboard = BB_NEST_SB_PAPER;
-			else
-				return usage_error("--scoreboard: expected 'auto', 'edge', 'caller' or "
-				                   "'paper', not '%s'", optarg);
-			break;
-		case OPT_TIMEOUT:
-			if (bb_duration_parse(optarg, &p.open_timeout_ns) != 0)
-				return usage_error("--timeout: bad duration '%s'", optarg);
-			break;
-		case OPT_ORACLE:
-			oracle = 1;
-			break;
-		case OPT_TRUTH:
-			truth = 1;
-			break;
-		case OPT_BOUND:
-			bound = 1;
-			break;
-		case OPT_LENIENT:
-			ro.lenient = 1;
-			break;
-		case OPT_RETURN_SCORE:
-			p.return_score = 1;
-			break;
-		case OPT_REASSIGN:
-			p.reassign = 1;
-			break;
-		case OPT_GLOBAL:
-			p.global = 1;
-			break;
-		case OPT_NO_CONTENT:
-			p.content = 0;
-			break;
-		case OPT_GREEDY:
-			p.return_score = p.global = 0;
-			break;
-		case OPT_SEQUENCE:
-			p.sequence = 1;
-			break;
-		case OPT_MEMORY:
-			if (parse_count(optarg, &u) != 0 || u > ((uint64_t)SIZE_MAX >> 20))
-				return usage_error("--memory: bad size in MB '%s'", optarg);
-			p.memory_bytes = (size_t)u << 20;
-			break;
-		case OPT_STATS:
-			stats = 1;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case OPT_INSTANCES:
-			inst_path[0] = optarg;
-			break;
-		case OPT_OTLP:
-			inst_path[1] = optarg;
-			break;
-		case OPT_OTLP_ENDPOINT:
-			inst_path[2] = optarg;
-			break;
-		case 'h':
+		if (c == 'h') {
 			usage(stdout);
 			return 0;
-		case 'V':
-			printf("bbnest (bb) %s\nGraphviz %s\njansson %s\n", BB_VERSION,
-			       bb_viz_graphviz_version(), bb_viz_jansson_version());
-			char z[128];
-			bb_tio_lib_versions(z, sizeof z);
-			printf("%s\n", z);
+		}
+		if (c == 'V') {
+			version();
 			return 0;
-		default:
-			fprintf(stderr, "Try 'bbnest --help' for more information.\n");
+		}
+		if (c == '?' || c == ':') {
+			/* getopt has named the option */
+			fprintf(stderr, "Try '%s --help' for more information.\n", prog);
 			return 2;
 		}
+		int rc = flag_option(c, o) == 0 ? 0 : output_option(c, optarg, o);
+		if (rc)
+			return rc;
 	}
 	if (argc - optind > 1)
-		return usage_error("one trace at most, got '%s' too", argv[optind + 1]);
-	if (bound && !truth)
-		return usage_error("%s", "--bound needs --truth (it learns from the path= attributes)");
+		return bb_usage_error(prog, "one trace at most, got '%s' too", argv[optind + 1]);
+	if (o->bound && !o->truth)
+		return bb_usage_error(prog, "--bound needs --truth (it learns from the path= "
+		                            "attributes)");
 	struct bb_err err = {{0}};
-	if (bb_nest_params_check(&p, &err) != 0)
-		return usage_error("%s", err.msg);
+	if (bb_nest_params_check(&o->p, &err) != 0)
+		return bb_usage_error(prog, "%s", err.msg);
+	o->path = optind < argc ? argv[optind] : "-";
+	o->name = strcmp(o->path, "-") == 0 ? "<stdin>" : o->path;
+	return -1;
+}
 
-	const char *path = optind < argc ? argv[optind] : "-";
-	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	int spooled;
-	FILE *in = open_input(path, &spooled);
-	if (!in)
-		return 1;
-	int show = !quiet && isatty(STDERR_FILENO);
+/* The runs of one command: the inferred patterns, the true ones, the bound. */
+struct runs {
+	struct bb_nest *inf, *orc, *bnd;
+	struct bb_nest_accuracy ab; /* the bound's accuracy, when bound_used */
+	int bound_used;
+};
 
-	struct bb_nest *inf = NULL, *orc = NULL, *bnd = NULL;
-	struct bb_vval *acc = NULL;
+/* --bound: the timing-only bound, its own run, parents from the truth's
+ * delay distributions and child counts. Returns the exit status. */
+static int run_bound(const struct opts *o, struct runs *r, FILE *in, int show)
+{
+	struct bb_nest_params bp = o->p;
+	bp.bound = 1;
+	bp.return_score = bp.reassign = bp.global = 0;
+	r->bnd = bb_nest_new(&bp, BB_NEST_INFER);
+	int status = run_one(r->bnd, in, o->name, &o->ro, show);
+	struct bb_nest_stats sb;
+	bb_nest_get_stats(r->bnd, &sb);
+	r->bound_used = !status && sb.bound_used;
+	if (r->bound_used) {
+		bb_nest_compare(r->bnd, r->orc, &r->ab);
+		bb_nest_set_bound(o->oracle ? r->orc : r->inf, &r->ab);
+	} else if (!status && !o->quiet && sb.children && !sb.replayed) {
+		warn_unused(o->name, "--bound", "messages or candidates");
+	} else if (!status && !o->quiet && sb.children) {
+		fprintf(stderr,
+		        "%s: warning: %s: --bound not used: no call has its true parent "
+		        "(path=) among its candidates\n",
+		        prog, o->name);
+	}
+	return status;
+}
+
+/* The runs o asks for, over in; instances go to sink. Returns the exit status. */
+static int run_all(const struct opts *o, struct runs *r, FILE *in, struct inst_sink *sink)
+{
+	int show = !o->quiet && isatty(STDERR_FILENO);
 	int status = 0;
-	if ((inst_path[0] || inst_path[1] || inst_path[2]) &&
-	    !(sink.out = bb_viz_inst_out_new(inst_path[0], inst_path[1], inst_path[2], &err))) {
-		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
-		if (in != stdin)
-			fclose(in);
-		return 1;
+	if (!o->oracle || o->truth) {
+		r->inf = bb_nest_new(&o->p, BB_NEST_INFER);
+		if (sink->out && !o->oracle)
+			bb_nest_set_instances(r->inf, on_instance, sink);
+		status = run_one(r->inf, in, o->name, &o->ro, show);
 	}
-	if (!oracle || truth) {
-		inf = bb_nest_new(&p, BB_NEST_INFER);
-		if (sink.out && !oracle)
-			bb_nest_set_instances(inf, on_instance, &sink);
-		status = run_one(inf, in, name, &ro, show);
-	}
-	if (!status && (oracle || truth)) {
-		orc = bb_nest_new(&p, BB_NEST_ORACLE);
-		if (sink.out && oracle)
-			bb_nest_set_instances(orc, on_instance, &sink);
-		status = run_one(orc, in, name, &ro, show);
+	if (!status && (o->oracle || o->truth)) {
+		r->orc = bb_nest_new(&o->p, BB_NEST_ORACLE);
+		if (sink->out && o->oracle)
+			bb_nest_set_instances(r->orc, on_instance, sink);
+		status = run_one(r->orc, in, o->name, &o->ro, show);
 		struct bb_nest_stats st;
-		bb_nest_get_stats(orc, &st);
-		if (!status && !quiet && st.calls && st.no_path == st.calls)
-			fprintf(stderr, "%s: warning: %s has no path= attributes: every call is its "
-			                "own true path\n", prog, name);
+		bb_nest_get_stats(r->orc, &st);
+		if (!status && !o->quiet && st.calls && st.no_path == st.calls)
+			fprintf(stderr,
+			        "%s: warning: %s has no path= attributes: every call is its "
+			        "own true path\n",
+			        prog, o->name);
 	}
-	struct bb_nest_accuracy ab;
-	int bound_used = 0;
-	if (!status && bound) {
-		/* the timing-only bound: its own run, parents from the truth's delay
-		 * distributions and child counts */
-		struct bb_nest_params bp = p;
-		bp.bound = 1;
-		bp.return_score = bp.reassign = bp.global = 0;
-		bnd = bb_nest_new(&bp, BB_NEST_INFER);
-		status = run_one(bnd, in, name, &ro, show);
-		struct bb_nest_stats sb;
-		bb_nest_get_stats(bnd, &sb);
-		bound_used = !status && sb.bound_used;
-		if (bound_used) {
-			bb_nest_compare(bnd, orc, &ab);
-			bb_nest_set_bound(oracle ? orc : inf, &ab);
-		} else if (!status && !quiet && sb.children && !sb.replayed) {
-			warn_unused(name, "--bound", "messages or candidates");
-		} else if (!status && !quiet && sb.children) {
-			fprintf(stderr, "%s: warning: %s: --bound not used: no call has its true parent "
-			                "(path=) among its candidates\n", prog, name);
-		}
-	}
-	if (in != stdin)
-		fclose(in);
-	if (sink.out) {
-		int rc = sink.rc < 0 ? sink.rc : bb_viz_inst_out_close(sink.out, &sink.err);
-		if (sink.rc < 0)
-			bb_viz_inst_out_close(sink.out, NULL);
-		sink.out = NULL;
-		if (rc < 0 && !status) {
-			fprintf(stderr, "%s: error: %s\n", prog, sink.err.msg);
-			status = 1;
-		}
-	}
-	if (status)
-		goto done;
+	if (!status && o->bound)
+		status = run_bound(o, r, in, show);
+	return status;
+}
 
-	struct bb_nest *shown = oracle ? orc : inf;
-	struct bb_vpatterns out = *bb_nest_patterns(shown);
-	if (truth) {
-		struct bb_nest_accuracy a;
-		bb_nest_compare(inf, orc, &a);
-		acc = bb_nest_accuracy_vval(&a);
-		if (bound_used)
-			bb_vval_set(acc, "bound", bb_nest_accuracy_vval(&ab));
-		out.accuracy = acc;
+/* Closes the instance output; returns the exit status it makes. */
+static int close_sink(struct inst_sink *sink, int status)
+{
+	if (!sink->out)
+		return status;
+	int rc = sink->rc < 0 ? sink->rc : bb_viz_inst_out_close(sink->out, &sink->err);
+	if (sink->rc < 0)
+		bb_viz_inst_out_close(sink->out, NULL);
+	sink->out = NULL;
+	if (rc < 0 && !status) {
+		fprintf(stderr, "%s: error: %s\n", prog, sink->err.msg);
+		status = 1;
 	}
+	return status;
+}
+
+/* Warnings about the shown run: skipped lines, options the budget refused. */
+static void warn_run(const struct opts *o, const struct runs *r, const struct bb_nest *shown)
+{
 	struct bb_nest_stats st;
 	bb_nest_get_stats(shown, &st);
-	if (st.skipped && !quiet)
-		fprintf(stderr, "%s: warning: %s: skipped %llu bad lines\n", prog, name,
+	if (st.skipped && !o->quiet)
+		fprintf(stderr, "%s: warning: %s: skipped %llu bad lines\n", prog, o->name,
 		        (unsigned long long)st.skipped);
-	if (inf && !quiet) {
+	if (r->inf && !o->quiet) {
 		struct bb_nest_stats si;
-		bb_nest_get_stats(inf, &si);
-		if (p.return_score == 1 && !si.return_scored && si.children)
-			warn_unused(name, "--return-score", "messages");
-		if (p.global == 1 && !si.global_used && si.children)
-			warn_unused(name, "--global", "messages or candidates");
+		bb_nest_get_stats(r->inf, &si);
+		if (o->p.return_score == 1 && !si.return_scored && si.children)
+			warn_unused(o->name, "--return-score", "messages");
+		if (o->p.global == 1 && !si.global_used && si.children)
+			warn_unused(o->name, "--global", "messages or candidates");
 	}
+}
 
+/* Writes the patterns (with the accuracy, for --truth) in o's format to its
+ * output. Returns the exit status. */
+static int write_patterns(const struct opts *o, const struct runs *r)
+{
+	struct bb_err err = {{0}};
+	struct bb_nest *shown = o->oracle ? r->orc : r->inf;
+	struct bb_vpatterns out = *bb_nest_patterns(shown);
+	struct bb_vval *acc = NULL;
+	if (o->truth) {
+		struct bb_nest_accuracy a;
+		bb_nest_compare(r->inf, r->orc, &a);
+		acc = bb_nest_accuracy_vval(&a);
+		if (r->bound_used)
+			bb_vval_set(acc, "bound", bb_nest_accuracy_vval(&r->ab));
+		out.accuracy = acc;
+	}
+	warn_run(o, r, shown);
 	FILE *fo = stdout;
-	if (outpath && strcmp(outpath, "-") != 0) {
-		fo = fopen(outpath, "w");
-		if (!fo) {
-			fprintf(stderr, "%s: error: %s: %s\n", prog, outpath, strerror(errno));
-			status = 1;
-			goto done;
-		}
+	if (o->outpath && strcmp(o->outpath, "-") != 0 && !(fo = fopen(o->outpath, "w"))) {
+		fprintf(stderr, "%s: error: %s: %s\n", prog, o->outpath, strerror(errno));
+		bb_vval_free(acc);
+		return 1;
 	}
 	int64_t mark = bb_out_mark(fo);
-	int rc = format == 'j'   ? bb_viz_patterns_json(fo, &out, &err)
-	         : format == 't' ? bb_viz_patterns_text(fo, &out, &err)
-	                         : bb_viz_patterns_dot(fo, &out, &err);
+	int rc = o->format == 'j'   ? bb_viz_patterns_json(fo, &out, &err)
+	         : o->format == 't' ? bb_viz_patterns_text(fo, &out, &err)
+	                            : bb_viz_patterns_dot(fo, &out, &err);
 	if (rc < 0)
 		bb_out_cut(fo, mark); /* a full disk leaves no torn document */
 	if (fo != stdout && fclose(fo) != 0 && rc == 0) {
 		bb_err_set(&err, "%s", strerror(errno));
 		rc = BB_ERR_IO;
 	}
-	if (rc < 0) {
-		fprintf(stderr, "%s: error: %s: %s\n", prog, outpath ? outpath : "<stdout>", err.msg);
-		status = 1;
-	}
-	if (stats && !status)
-		print_stats(inf, orc);
-done:
 	bb_vval_free(acc);
-	bb_nest_free(inf);
-	bb_nest_free(orc);
-	bb_nest_free(bnd);
+	if (rc < 0) {
+		fprintf(stderr, "%s: error: %s: %s\n", prog, o->outpath ? o->outpath : "<stdout>",
+		        err.msg);
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {0};
+	int status = parse_args(argc, argv, &o);
+	if (status >= 0)
+		return status;
+	int spooled;
+	FILE *in = open_input(o.path, &spooled);
+	if (!in)
+		return 1;
+	struct inst_sink sink = {NULL, {{0}}, 0};
+	struct bb_err err = {{0}};
+	if ((o.inst_path[0] || o.inst_path[1] || o.inst_path[2]) &&
+	    !(sink.out =
+	          bb_viz_inst_out_new(o.inst_path[0], o.inst_path[1], o.inst_path[2], &err))) {
+		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
+		if (in != stdin)
+			fclose(in);
+		return 1;
+	}
+	struct runs r = {0};
+	status = run_all(&o, &r, in, &sink);
+	if (in != stdin)
+		fclose(in);
+	status = close_sink(&sink, status);
+	if (!status)
+		status = write_patterns(&o, &r);
+	if (o.stats && !status)
+		print_stats(r.inf, r.orc);
+	bb_nest_free(r.inf);
+	bb_nest_free(r.orc);
+	bb_nest_free(r.bnd);
 	(void)spooled;
 	return status;
 }

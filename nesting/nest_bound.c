@@ -67,7 +67,7 @@ static uint64_t kind_hash(uint32_t pfrom, uint32_t pto, uint32_t preq, uint32_t 
 static uint32_t kind_find(struct bb_nest *n, uint32_t pfrom, uint32_t pto, uint32_t preq,
                           uint32_t c, int create)
 {
-	struct nest_bound *b = n->bnd;
+	struct nest_bound *b = n->solve.bnd;
 	uint64_t h = kind_hash(pfrom, pto, preq, c);
 	if (b->kcap) {
 		for (size_t q = h & (b->kcap - 1); b->kidx[q]; q = (q + 1) & (b->kcap - 1)) {
@@ -83,7 +83,7 @@ static uint32_t kind_find(struct bb_nest *n, uint32_t pfrom, uint32_t pto, uint3
 		b->k = bb_xrealloc(b->k, b->capk * sizeof(*b->k));
 	}
 	b->k[b->nk] =
-	    (struct bkind){pfrom, pto, preq, c, 0, bb_xcalloc(2 * n->bins.n, sizeof(double))};
+	    (struct bkind){pfrom, pto, preq, c, 0, bb_xcalloc(2 * n->cfg.bins.n, sizeof(double))};
 	b->nk++;
 	if (2 * b->nk > b->kcap) {
 		/* grow, and index every kind (the new one too) again */
@@ -142,13 +142,13 @@ static struct bcap *cap_find(struct nest_bound *b, uint32_t par, uint32_t c, int
 /* nest_cap_fn: the true counts. */
 static uint32_t true_cap(struct bb_nest *n, uint32_t par, uint32_t c)
 {
-	const struct bcap *e = cap_find(n->bnd, par, c, 0);
+	const struct bcap *e = cap_find(n->solve.bnd, par, c, 0);
 	return e ? e->n : 0;
 }
 
 void nest_bound_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc)
 {
-	struct nest_global *g = &n->glob;
+	struct nest_global *g = &n->solve.glob;
 	size_t ci = g->nch;
 	nest_global_collect(n, c, cand, nc);
 	if (g->nch == ci)
@@ -158,11 +158,11 @@ void nest_bound_collect(struct bb_nest *n, const struct call *c, struct call **c
 		g->truth = bb_xrealloc(g->truth, g->captruth * sizeof(*g->truth));
 	}
 	g->truth[ci] = BB_NONE;
-	uint32_t path = c->ridx != BB_NONE ? n->rpath[c->ridx] : BB_NONE;
+	uint32_t path = c->ridx != BB_NONE ? n->recs.rpath[c->ridx] : BB_NONE;
 	if (path == BB_NONE)
 		return;
 	for (size_t i = 0; i < nc; i++) {
-		if (cand[i]->ridx != BB_NONE && n->rpath[cand[i]->ridx] == path) {
+		if (cand[i]->ridx != BB_NONE && n->recs.rpath[cand[i]->ridx] == path) {
 			g->truth[ci] = g->ch[ci].off + (uint32_t)i;
 			return;
 		}
@@ -172,8 +172,8 @@ void nest_bound_collect(struct bb_nest *n, const struct call *c, struct call **c
 /* The kind of parent call par (a CALL record) with a child into c. */
 static uint32_t kind_of(struct bb_nest *n, uint32_t par, uint32_t c, int create)
 {
-	const struct mrec *m = &n->rec[par];
-	uint32_t req = n->rreq ? n->rreq[par] : BB_NONE;
+	const struct mrec *m = &n->recs.rec[par];
+	uint32_t req = n->recs.rreq ? n->recs.rreq[par] : BB_NONE;
 	return kind_find(n, m->op_from & REC_NODE_MAX, m->arg, req, c, create);
 }
 
@@ -182,29 +182,29 @@ static uint32_t kind_of(struct bb_nest *n, uint32_t par, uint32_t c, int create)
 static void delays(const struct bb_nest *n, uint32_t par, uint32_t ch, int64_t *call_d,
                    int64_t *ret_d)
 {
-	*call_d = nest_sub(n->rec[ch].u.ts, n->rec[par].u.ts);
-	int64_t pr = n->rret[par], cr = n->rret[ch];
+	*call_d = nest_sub(n->recs.rec[ch].u.ts, n->recs.rec[par].u.ts);
+	int64_t pr = n->recs.rret[par], cr = n->recs.rret[ch];
 	*ret_d = pr == BB_NO_TIME || cr == BB_NO_TIME ? BB_NO_TIME : nest_sub(pr, cr);
 }
 
 /* log density of d in histogram h (n samples) of the scoreboard's bins */
 static double log_density(const struct bb_nest *n, const double *h, uint64_t cnt, int64_t d)
 {
-	uint32_t k = nest_bin(&n->bins, d < 0 ? 0 : d);
+	uint32_t k = nest_bin(&n->cfg.bins, d < 0 ? 0 : d);
 	int64_t lo, hi;
-	nest_bin_range(&n->bins, k, &lo, &hi);
+	nest_bin_range(&n->cfg.bins, k, &lo, &hi);
 	double w = hi > lo ? (double)(hi - lo) : 1.0;
-	return log((h[k] + PSEUDO) / (((double)cnt + PSEUDO * n->bins.n) * w));
+	return log((h[k] + PSEUDO) / (((double)cnt + PSEUDO * n->cfg.bins.n) * w));
 }
 
 void nest_bound_solve(struct bb_nest *n)
 {
-	struct nest_global *g = &n->glob;
-	if (g->full || !n->rret || !n->rpath)
+	struct nest_global *g = &n->solve.glob;
+	if (g->full || !n->recs.rret || !n->recs.rpath)
 		return;
 	nest_bound_free(n);
-	n->bnd = bb_xcalloc(1, sizeof(*n->bnd));
-	uint32_t nb = n->bins.n;
+	n->solve.bnd = bb_xcalloc(1, sizeof(*n->solve.bnd));
+	uint32_t nb = n->cfg.bins.n;
 	uint64_t taught = 0;
 	/* what the true pairs show */
 	for (size_t ci = 0; ci < g->nch; ci++) {
@@ -213,14 +213,14 @@ void nest_bound_solve(struct bb_nest *n)
 		const struct nest_gchild *x = &g->ch[ci];
 		uint32_t par = g->ent[g->truth[ci]].par;
 		uint32_t ki = kind_of(n, par, x->c, 1);
-		struct bkind *k = &n->bnd->k[ki];
+		struct bkind *k = &n->solve.bnd->k[ki];
 		int64_t d1, d2;
 		delays(n, par, x->ridx, &d1, &d2);
-		k->h[nest_bin(&n->bins, d1 < 0 ? 0 : d1)] += 1;
-		k->h[nb + nest_bin(&n->bins, d2 == BB_NO_TIME || d2 < 0 ? 0 : d2)] += 1;
+		k->h[nest_bin(&n->cfg.bins, d1 < 0 ? 0 : d1)] += 1;
+		k->h[nb + nest_bin(&n->cfg.bins, d2 == BB_NO_TIME || d2 < 0 ? 0 : d2)] += 1;
 		k->n++;
-		cap_find(n->bnd, par, x->c, 1)->n++;
-		cap_find(n->bnd, par, NEST_ANY, 1)->n++;
+		cap_find(n->solve.bnd, par, x->c, 1)->n++;
+		cap_find(n->solve.bnd, par, NEST_ANY, 1)->n++;
 		taught++;
 	}
 	/* every candidate's log-likelihood */
@@ -233,7 +233,7 @@ void nest_bound_solve(struct bb_nest *n)
 				e->w = -INFINITY;
 				continue;
 			}
-			const struct bkind *k = &n->bnd->k[ki];
+			const struct bkind *k = &n->solve.bnd->k[ki];
 			int64_t d1, d2;
 			delays(n, e->par, x->ridx, &d1, &d2);
 			double w = log_density(n, k->h, k->n, d1);
@@ -250,19 +250,19 @@ void nest_bound_solve(struct bb_nest *n)
 	}
 	/* the flow solver of --global, with the true counts as capacities and no
 	 * penalties (the counts already say how many children a call has) */
-	double py = n->p.penalty_y, pz = n->p.penalty_z;
-	n->p.penalty_y = n->p.penalty_z = 0;
+	double py = n->cfg.p.penalty_y, pz = n->cfg.p.penalty_z;
+	n->cfg.p.penalty_y = n->cfg.p.penalty_z = 0;
 	g->cap = true_cap;
 	nest_global_solve(n);
-	n->p.penalty_y = py;
-	n->p.penalty_z = pz;
+	n->cfg.p.penalty_y = py;
+	n->cfg.p.penalty_z = pz;
 	n->st.bound_used = 1;
 	nest_bound_free(n);
 }
 
 void nest_bound_free(struct bb_nest *n)
 {
-	struct nest_bound *b = n->bnd;
+	struct nest_bound *b = n->solve.bnd;
 	if (!b)
 		return;
 	for (size_t i = 0; i < b->nk; i++)
@@ -271,5 +271,5 @@ void nest_bound_free(struct bb_nest *n)
 	free(b->kidx);
 	free(b->cap);
 	free(b);
-	n->bnd = NULL;
+	n->solve.bnd = NULL;
 }

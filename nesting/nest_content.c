@@ -83,7 +83,7 @@ static void tf_add(struct tokfreq *f, uint64_t t)
 /* Whether token t is on too many calls to tell requests apart. */
 static int common(const struct bb_nest *n, uint64_t t)
 {
-	const struct tokfreq *f = &n->tf;
+	const struct tokfreq *f = &n->content.tf;
 	if (!f->cap)
 		return 0;
 	size_t k = tok_hash(t) & (f->cap - 1);
@@ -114,24 +114,25 @@ static int hex64(const char *s, size_t len, uint64_t *out)
 
 static void pool_put(struct bb_nest *n, uint64_t v)
 {
-	if (n->ntpool == n->captpool) {
-		n->captpool = n->captpool ? 2 * n->captpool : 4096;
-		n->tpool = bb_xrealloc(n->tpool, n->captpool * sizeof(*n->tpool));
+	if (n->content.ntpool == n->content.captpool) {
+		n->content.captpool = n->content.captpool ? 2 * n->content.captpool : 4096;
+		n->content.tpool =
+		    bb_xrealloc(n->content.tpool, n->content.captpool * sizeof(*n->content.tpool));
 	}
-	n->tpool[n->ntpool++] = v;
+	n->content.tpool[n->content.ntpool++] = v;
 }
 
 /* Frees the content evidence (over the memory budget, or at the end). */
 void nest_content_free(struct bb_nest *n)
 {
-	free(n->rtok);
-	free(n->tpool);
-	free(n->tf.tok);
-	free(n->tf.count);
-	memset(&n->tf, 0, sizeof(n->tf));
-	n->rtok = NULL;
-	n->tpool = NULL;
-	n->ntpool = n->captpool = 0;
+	free(n->content.rtok);
+	free(n->content.tpool);
+	free(n->content.tf.tok);
+	free(n->content.tf.count);
+	memset(&n->content.tf, 0, sizeof(n->content.tf));
+	n->content.rtok = NULL;
+	n->content.tpool = NULL;
+	n->content.ntpool = n->content.captpool = 0;
 }
 
 /* Pass 1: keeps the tok= and ctx= of the CALL record ridx (pool entry:
@@ -139,7 +140,7 @@ void nest_content_free(struct bb_nest *n)
  * counted and left out. */
 void nest_content_record(struct bb_nest *n, const struct bb_rec *rec, uint32_t ridx)
 {
-	if (!n->p.content || ridx == BB_NONE || !n->recording)
+	if (!n->cfg.p.content || ridx == BB_NONE || !n->phase.recording)
 		return;
 	size_t tl = 0, cl = 0;
 	const char *t = bb_rec_attr(rec, "tok", &tl), *x = bb_rec_attr(rec, "ctx", &cl);
@@ -166,29 +167,30 @@ void nest_content_record(struct bb_nest *n, const struct bb_rec *rec, uint32_t r
 	}
 	if (!ntok && !hasctx)
 		return;
-	size_t need = (n->ntpool + 2 + ntok) * sizeof(*n->tpool) + n->caprec * sizeof(*n->rtok) +
-	              n->caprec * sizeof(*n->rec) + n->tf.cap * 12;
-	if (need > n->p.memory_bytes) {
-		n->content_full = 1;
+	size_t need = (n->content.ntpool + 2 + ntok) * sizeof(*n->content.tpool) +
+	              n->recs.caprec * sizeof(*n->content.rtok) +
+	              n->recs.caprec * sizeof(*n->recs.rec) + n->content.tf.cap * 12;
+	if (need > n->cfg.p.memory_bytes) {
+		n->content.full = 1;
 		nest_content_free(n);
 		return;
 	}
-	if (n->content_full)
+	if (n->content.full)
 		return;
-	if (!n->rtok) {
-		n->rtok = bb_xmalloc(n->caprec * sizeof(*n->rtok));
-		for (size_t i = 0; i < n->caprec; i++)
-			n->rtok[i] = BB_NONE;
+	if (!n->content.rtok) {
+		n->content.rtok = bb_xmalloc(n->recs.caprec * sizeof(*n->content.rtok));
+		for (size_t i = 0; i < n->recs.caprec; i++)
+			n->content.rtok[i] = BB_NONE;
 	}
-	n->rtok[ridx] = (uint32_t)n->ntpool;
+	n->content.rtok[ridx] = (uint32_t)n->content.ntpool;
 	pool_put(n, ntok | hasctx << 8);
 	if (hasctx)
 		pool_put(n, ctx);
 	for (uint32_t i = 0; i < ntok; i++) {
 		pool_put(n, tok[i]);
-		tf_add(&n->tf, tok[i]);
+		tf_add(&n->content.tf, tok[i]);
 	}
-	n->tf.calls += ntok > 0;
+	n->content.tf.calls += ntok > 0;
 	n->st.content_calls++;
 }
 
@@ -198,9 +200,10 @@ static const uint64_t *tokens(const struct bb_nest *n, const struct call *c, uin
 {
 	*ntok = 0;
 	*hasctx = 0;
-	if (!n->rtok || c->ridx == BB_NONE || c->ridx >= n->nrec || n->rtok[c->ridx] == BB_NONE)
+	if (!n->content.rtok || c->ridx == BB_NONE || c->ridx >= n->recs.nrec ||
+	    n->content.rtok[c->ridx] == BB_NONE)
 		return NULL;
-	const uint64_t *e = &n->tpool[n->rtok[c->ridx]];
+	const uint64_t *e = &n->content.tpool[n->content.rtok[c->ridx]];
 	*ntok = (uint32_t)(e[0] & 0xff);
 	*hasctx = (int)(e[0] >> 8 & 1);
 	*ctx = *hasctx ? e[1] : 0;
@@ -215,19 +218,19 @@ static int has_tok(const uint64_t *t, uint32_t nt, uint64_t v)
 	return 0;
 }
 
-/* Sets n->ccls[i] for each candidate of child c (classes above; 3: the same
+/* Sets n->calls.ccls[i] for each candidate of child c (classes above; 3: the same
  * ctx). With ctx matches only those stay: returns the new count, the kept
- * candidates first in n->cand. Marks c->cexact then. */
+ * candidates first in n->calls.cand. Marks c->cexact then. */
 size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **cand, size_t nc)
 {
 	c->cexact = 0;
-	if (n->capccls < nc) {
-		n->capccls = n->capcand > nc ? n->capcand : nc;
-		n->ccls = bb_xrealloc(n->ccls, n->capccls);
+	if (n->calls.capccls < nc) {
+		n->calls.capccls = n->calls.capcand > nc ? n->calls.capcand : nc;
+		n->calls.ccls = bb_xrealloc(n->calls.ccls, n->calls.capccls);
 	}
 	if (nc) /* ccls is still NULL when the first child has no candidate */
-		memset(n->ccls, 0, nc);
-	if (!n->rtok || !nc || !(n->pass == 1 || n->replay))
+		memset(n->calls.ccls, 0, nc);
+	if (!n->content.rtok || !nc || !(n->phase.pass == 1 || n->phase.replay))
 		return nc;
 	uint32_t nt, pt;
 	uint64_t ctx, pctx;
@@ -243,12 +246,12 @@ size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **can
 				struct call *s = cand[k];
 				cand[k] = cand[i];
 				cand[i] = s;
-				n->ccls[k++] = 3;
+				n->calls.ccls[k++] = 3;
 			}
 		}
 		if (k) {
 			c->cexact = 1;
-			n->st.content_exact += n->pass == 1;
+			n->st.content_exact += n->phase.pass == 1;
 			/* the kept ones back in call order (the earliest wins ties) */
 			for (size_t i = 1; i < k; i++)
 				for (size_t j = i; j > 0 && cand[j]->seq < cand[j - 1]->seq; j--) {
@@ -259,7 +262,7 @@ size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **can
 			return k;
 		}
 	}
-	if (!nt || n->pass == 1)
+	if (!nt || n->phase.pass == 1)
 		return nc; /* tokens count from the content stage on (common() needs pass 1) */
 	/* a token every candidate shares says nothing about which one */
 	uint64_t disc[NEST_TOK_MAX];
@@ -279,26 +282,14 @@ size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **can
 		const uint64_t *p = tokens(n, cand[i], &pt, &pctx, &phc);
 		if (!p || !pt)
 			continue;
-		n->ccls[i] = 2;
+		n->calls.ccls[i] = 2;
 		for (uint32_t j = 0; j < nd; j++)
 			if (has_tok(p, pt, disc[j])) {
-				n->ccls[i] = 1;
+				n->calls.ccls[i] = 1;
 				break;
 			}
 	}
 	return nc;
-}
-
-/* The content stage: a replay of the kept messages that learns what each
- * edge's tokens are worth (nest_content_learn), then the ratios. */
-void nest_content_stage(struct bb_nest *n)
-{
-	n->cstage = 1;
-	nest_replay(n);
-	n->cstage = 0;
-	for (size_t i = 0; i < n->ninto; i++)
-		n->into[i].clast = 0;
-	nest_content_finish(n);
 }
 
 /* The content stage: what child c, whose classes are set, says about its edge's tokens. */
@@ -311,7 +302,7 @@ void nest_content_learn(struct bb_nest *n, struct call *c, size_t nc)
 	if (!t || !nt || c->cexact)
 		return;
 	struct pairc *e = nest_pairc(n, c->from, c->to, 1);
-	uint32_t last = c->from < n->ninto ? n->into[c->from].clast : 0;
+	uint32_t last = c->from < n->nodes.ninto ? n->nodes.into[c->from].clast : 0;
 	if (last) {
 		struct call tmp;
 		tmp.ridx = last - 1;
@@ -325,16 +316,16 @@ void nest_content_learn(struct bb_nest *n, struct call *c, size_t nc)
 		}
 	}
 	if (nc == 1) {
-		if (n->ccls[0]) {
+		if (n->calls.ccls[0]) {
 			e->ct_sure++;
-			e->ct_sure_share += n->ccls[0] == 1;
+			e->ct_sure_share += n->calls.ccls[0] == 1;
 		}
 		return;
 	}
 	uint32_t s = 0, o = 0;
 	for (size_t i = 0; i < nc; i++) {
-		s += n->ccls[i] == 1;
-		o += n->ccls[i] != 0;
+		s += n->calls.ccls[i] == 1;
+		o += n->calls.ccls[i] != 0;
 	}
 	if (o) {
 		e->ct_amb++;
@@ -347,15 +338,19 @@ void nest_content_learn(struct bb_nest *n, struct call *c, size_t nc)
  * children there). */
 void nest_content_closed(struct bb_nest *n, const struct call *c)
 {
-	if (n->rtok && c->ridx != BB_NONE && c->to < n->ninto && n->rtok[c->ridx] != BB_NONE)
-		n->into[c->to].clast = c->ridx + 1;
+	if (n->content.rtok && c->ridx != BB_NONE && c->to < n->nodes.ninto &&
+	    n->content.rtok[c->ridx] != BB_NONE)
+		n->nodes.into[c->to].clast = c->ridx + 1;
 }
 
-/* After pass 1: each edge's likelihood ratios. */
+/* After the content stage (a replay of the kept messages that learns what
+ * each edge's tokens are worth, nest_content_learn): the ratios. */
 void nest_content_finish(struct bb_nest *n)
 {
-	for (size_t i = 0; i < n->pccap; i++) {
-		struct pairc *e = &n->pc[i];
+	for (size_t i = 0; i < n->nodes.ninto; i++)
+		n->nodes.into[i].clast = 0;
+	for (size_t i = 0; i < n->board.pccap; i++) {
+		struct pairc *e = &n->board.pc[i];
 		if (e->a == UINT32_MAX)
 			continue;
 		e->lr1 = e->lr2 = 1;
@@ -380,12 +375,12 @@ void nest_content_finish(struct bb_nest *n)
 	}
 }
 
-/* The factor candidate i (of n->cand) gets as child c's parent. */
+/* The factor candidate i (of n->calls.cand) gets as child c's parent. */
 double nest_content_factor(struct bb_nest *n, const struct call *c, size_t i)
 {
-	if (!n->rtok || n->pass != 2)
+	if (!n->content.rtok || n->phase.pass != 2)
 		return 1;
-	uint8_t k = n->ccls[i];
+	uint8_t k = n->calls.ccls[i];
 	if (k != 1 && k != 2)
 		return 1;
 	struct pairc *e = nest_pairc(n, c->from, c->to, 0);

@@ -21,10 +21,10 @@
 /* Appends child c (a CALL record index) with its candidates' scores. */
 void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc)
 {
-	struct nest_global *g = &n->glob;
+	struct nest_global *g = &n->solve.glob;
 	if (g->full)
 		return;
-	if ((g->nent + nc) * sizeof(*g->ent) + g->nch * sizeof(*g->ch) > n->p.memory_bytes) {
+	if ((g->nent + nc) * sizeof(*g->ent) + g->nch * sizeof(*g->ch) > n->cfg.p.memory_bytes) {
 		g->full = 1; /* greedy choice instead (global_used stays 0) */
 		return;
 	}
@@ -59,13 +59,13 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 	/* ambiguous: even the best candidate has under NEST_AMB_SHARE of the
 	 * scores (the assignment may pick another, which is less sure still) */
 	if (nc > 1 && !c->cexact && !(best > 0 && best >= NEST_AMB_SHARE * sum)) {
-		if (!n->ramb)
-			n->ramb = bb_xcalloc(n->nrec ? n->nrec : 1, 1);
-		n->ramb[c->ridx] |= 1;
+		if (!n->solve.ramb)
+			n->solve.ramb = bb_xcalloc(n->recs.nrec ? n->recs.nrec : 1, 1);
+		n->solve.ramb[c->ridx] |= 1;
 		/* the others that could be its parent may lack a child of theirs */
 		for (size_t i = 0; i < nc; i++)
 			if (g->ent[first + i].w >= (float)log((1 - NEST_AMB_SHARE) * sum))
-				n->ramb[cand[i]->ridx] |= 2;
+				n->solve.ramb[cand[i]->ridx] |= 2;
 	}
 }
 
@@ -75,13 +75,13 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
  * the counts support no such bound. */
 static uint32_t total_cap(struct bb_nest *n, uint32_t b)
 {
-	if (b >= n->ninto || !n->into[b].ncalls)
+	if (b >= n->nodes.ninto || !n->nodes.into[b].ncalls)
 		return 0;
-	const struct node_list *l = &n->into[b];
+	const struct node_list *l = &n->nodes.into[b];
 	uint64_t sum = 0;
-	for (size_t i = 0; i < n->pccap; i++)
-		if (n->pc[i].a == b)
-			sum += n->pc[i].n;
+	for (size_t i = 0; i < n->board.pccap; i++)
+		if (n->board.pc[i].a == b)
+			sum += n->board.pc[i].n;
 	double r = (double)sum / (double)l->ncalls;
 	double k = floor(r + 0.5);
 	if (k < 1 || fabs(r - k) > 0.01)
@@ -146,15 +146,15 @@ static double unit_cost(double e, uint32_t k)
 
 static uint32_t soft_cap(const struct bb_nest *n, uint32_t b)
 {
-	if (b >= n->ninto || n->into[b].nobs < SOFT_MIN)
+	if (b >= n->nodes.ninto || n->nodes.into[b].nobs < SOFT_MIN)
 		return NO_CAP_SOFT;
-	return n->into[b].smax;
+	return n->nodes.into[b].smax;
 }
 
 static int once_hard_edge(struct bb_nest *n, uint32_t b, uint32_t c)
 {
 	struct pairc *e = nest_pairc(n, b, c, 0);
-	uint64_t into = b < n->ninto ? n->into[b].ncalls : 0;
+	uint64_t into = b < n->nodes.ninto ? n->nodes.into[b].ncalls : 0;
 	return e && into && 2 * e->n >= into;
 }
 
@@ -173,98 +173,96 @@ static double callee_unit_cost(const struct net *k, uint32_t v, uint32_t units)
 	return unit_cost(k->pen_y, units) + (k->pconce[v] && units > 1 ? SOFT_COST : 0);
 }
 
-static void make_net(struct bb_nest *n, struct net *k)
+/* The network while make_net builds it: the arrays' capacities, each CALL
+ * record's parent node, and the (parent record, callee) nodes by key. */
+struct net_build {
+	size_t cappc, capt;
+	uint32_t *tslot;    /* per CALL record: its parent node, or BB_NONE */
+	struct slot_key *h; /* open addressing, par BB_NONE: empty */
+	size_t hcap, hn;
+	uint32_t *ncap; /* per node: its total capacity, once ndone */
+	uint8_t *ndone;
+};
+
+/* The parent node of candidate e, made on first sight with its capacities. */
+static uint32_t parent_node(struct bb_nest *n, struct net *k, struct net_build *bd,
+                            const struct nest_gent *e)
 {
-	struct nest_global *g = &n->glob;
-	size_t cappc = 1024, capt = 1024;
-	k->nch = g->nch;
-	k->npc = k->npar = 0;
-	k->pccap = bb_xmalloc(cappc * sizeof(uint32_t));
-	k->pconce = bb_xmalloc(cappc);
-	k->pcpar = bb_xmalloc(cappc * sizeof(uint32_t));
-	k->tcap = bb_xmalloc(capt * sizeof(uint32_t));
-	k->tsoft = bb_xmalloc(capt * sizeof(uint32_t));
-	uint32_t *tslot = bb_xmalloc(n->nrec * sizeof(*tslot));
-	for (size_t i = 0; i < n->nrec; i++)
-		tslot[i] = BB_NONE;
-	size_t hcap = 1024, hn = 0;
-	struct slot_key *h = bb_xmalloc(hcap * sizeof(*h));
-	for (size_t i = 0; i < hcap; i++)
-		h[i].par = BB_NONE;
-	uint32_t *ncap = bb_xcalloc(n->ninto + 1, sizeof(*ncap));
-	uint8_t *ndone = bb_xcalloc(n->ninto + 1, 1);
-	for (size_t ci = 0; ci < g->nch; ci++) {
-		struct nest_gchild *x = &g->ch[ci];
-		/* the parents' node is each candidate's callee: the child's
-		 * caller, or with host aliases a service on it */
-		uint8_t once = !g->cap && nest_once(n, x->b, x->c);
-		/* nearly every call into b calls c (at least half as many b->c calls
-		 * as calls into b): "once" is a hard capacity (figure 17's web
-		 * servers, one application call each: 262 instances wrong with it
-		 * soft, 180 hard); a rarer callee may be "twice in a few", soft */
-		int once_hard = once && once_hard_edge(n, x->b, x->c);
-		for (uint32_t j = 0; j < x->nc; j++) {
-			struct nest_gent *e = &g->ent[x->off + j];
-			if (tslot[e->par] == BB_NONE) {
-				uint32_t pb = n->rec[e->par].arg; /* the parent CALL's callee */
-				if (!g->cap && pb < n->ninto && !ndone[pb]) {
-					ncap[pb] = total_cap(n, pb);
-					ndone[pb] = 1;
-				}
-				uint32_t tk = pb < n->ninto && ncap[pb] ? ncap[pb] : NO_CAP;
-				if (k->npar == capt) {
-					capt *= 2;
-					k->tcap = bb_xrealloc(k->tcap, capt * sizeof(uint32_t));
-					k->tsoft = bb_xrealloc(k->tsoft, capt * sizeof(uint32_t));
-				}
-				tslot[e->par] = (uint32_t)k->npar;
-				k->tsoft[k->npar] = g->cap ? NO_CAP_SOFT : soft_cap(n, pb);
-				k->tcap[k->npar++] = g->cap ? g->cap(n, e->par, NEST_ANY) : tk;
-			}
-			e->slot_t = tslot[e->par];
-			if (2 * (hn + 1) > hcap) {
-				size_t nc2 = 2 * hcap;
-				struct slot_key *nh = bb_xmalloc(nc2 * sizeof(*nh));
-				for (size_t q = 0; q < nc2; q++)
-					nh[q].par = BB_NONE;
-				for (size_t q = 0; q < hcap; q++) {
-					if (h[q].par == BB_NONE)
-						continue;
-					size_t r = key_hash(h[q].par, h[q].c) & (nc2 - 1);
-					while (nh[r].par != BB_NONE)
-						r = (r + 1) & (nc2 - 1);
-					nh[r] = h[q];
-				}
-				free(h);
-				h = nh;
-				hcap = nc2;
-			}
-			size_t q = key_hash(e->par, x->c) & (hcap - 1);
-			while (h[q].par != BB_NONE && !(h[q].par == e->par && h[q].c == x->c))
-				q = (q + 1) & (hcap - 1);
-			if (h[q].par == BB_NONE) {
-				if (k->npc == cappc) {
-					cappc *= 2;
-					k->pccap = bb_xrealloc(k->pccap, cappc * sizeof(uint32_t));
-					k->pconce = bb_xrealloc(k->pconce, cappc);
-					k->pcpar = bb_xrealloc(k->pcpar, cappc * sizeof(uint32_t));
-				}
-				h[q].par = e->par;
-				h[q].c = x->c;
-				h[q].id = (uint32_t)k->npc;
-				k->pccap[k->npc] = g->cap ? g->cap(n, e->par, x->c) : once_hard ? 1 : NO_CAP;
-				k->pconce[k->npc] = once && !once_hard;
-				k->pcpar[k->npc++] = e->slot_t;
-				hn++;
-			}
-			e->slot_c = h[q].id;
-		}
+	struct nest_global *g = &n->solve.glob;
+	if (bd->tslot[e->par] != BB_NONE)
+		return bd->tslot[e->par];
+	uint32_t pb = n->recs.rec[e->par].arg; /* the parent CALL's callee */
+	if (!g->cap && pb < n->nodes.ninto && !bd->ndone[pb]) {
+		bd->ncap[pb] = total_cap(n, pb);
+		bd->ndone[pb] = 1;
 	}
-	free(h);
-	free(tslot);
-	free(ncap);
-	free(ndone);
-	/* each parent's (parent, callee) nodes */
+	uint32_t tk = pb < n->nodes.ninto && bd->ncap[pb] ? bd->ncap[pb] : NO_CAP;
+	if (k->npar == bd->capt) {
+		bd->capt *= 2;
+		k->tcap = bb_xrealloc(k->tcap, bd->capt * sizeof(uint32_t));
+		k->tsoft = bb_xrealloc(k->tsoft, bd->capt * sizeof(uint32_t));
+	}
+	bd->tslot[e->par] = (uint32_t)k->npar;
+	k->tsoft[k->npar] = g->cap ? NO_CAP_SOFT : soft_cap(n, pb);
+	k->tcap[k->npar++] = g->cap ? g->cap(n, e->par, NEST_ANY) : tk;
+	return bd->tslot[e->par];
+}
+
+static void slots_grow(struct net_build *bd)
+{
+	size_t nc2 = 2 * bd->hcap;
+	struct slot_key *nh = bb_xmalloc(nc2 * sizeof(*nh));
+	for (size_t q = 0; q < nc2; q++)
+		nh[q].par = BB_NONE;
+	for (size_t q = 0; q < bd->hcap; q++) {
+		if (bd->h[q].par == BB_NONE)
+			continue;
+		size_t r = key_hash(bd->h[q].par, bd->h[q].c) & (nc2 - 1);
+		while (nh[r].par != BB_NONE)
+			r = (r + 1) & (nc2 - 1);
+		nh[r] = bd->h[q];
+	}
+	free(bd->h);
+	bd->h = nh;
+	bd->hcap = nc2;
+}
+
+/* The (parent, callee) node of candidate e of child x, made on first sight
+ * with its capacity: once (at most one child into x->c), hard or soft. */
+static uint32_t callee_node(struct bb_nest *n, struct net *k, struct net_build *bd,
+                            const struct nest_gent *e, const struct nest_gchild *x, int once,
+                            int once_hard)
+{
+	struct nest_global *g = &n->solve.glob;
+	if (2 * (bd->hn + 1) > bd->hcap)
+		slots_grow(bd);
+	struct slot_key *h = bd->h;
+	size_t q = key_hash(e->par, x->c) & (bd->hcap - 1);
+	while (h[q].par != BB_NONE && !(h[q].par == e->par && h[q].c == x->c))
+		q = (q + 1) & (bd->hcap - 1);
+	if (h[q].par == BB_NONE) {
+		if (k->npc == bd->cappc) {
+			bd->cappc *= 2;
+			k->pccap = bb_xrealloc(k->pccap, bd->cappc * sizeof(uint32_t));
+			k->pconce = bb_xrealloc(k->pconce, bd->cappc);
+			k->pcpar = bb_xrealloc(k->pcpar, bd->cappc * sizeof(uint32_t));
+		}
+		h[q].par = e->par;
+		h[q].c = x->c;
+		h[q].id = (uint32_t)k->npc;
+		k->pccap[k->npc] = g->cap ? g->cap(n, e->par, x->c) : once_hard ? 1 : NO_CAP;
+		k->pconce[k->npc] = once && !once_hard;
+		k->pcpar[k->npc++] = e->slot_t;
+		bd->hn++;
+	}
+	return h[q].id;
+}
+
+/* The network's arrays once its nodes are known: each parent's (parent,
+ * callee) nodes, the flows, and each entry's cost. */
+static void net_arrays(struct bb_nest *n, struct net *k)
+{
+	struct nest_global *g = &n->solve.glob;
 	k->toff = bb_xcalloc(k->npar + 2, sizeof(uint32_t));
 	for (size_t v = 0; v < k->npc; v++)
 		k->toff[k->pcpar[v] + 2]++;
@@ -293,8 +291,50 @@ static void make_net(struct bb_nest *n, struct net *k)
 		k->assign[ci] = BB_NONE;
 	}
 	k->pot = bb_xcalloc(k->nch + k->npc + k->npar + 2, sizeof(double));
-	k->pen_y = n->p.penalty_y;
-	k->pen_z = n->p.penalty_z;
+	k->pen_y = n->cfg.p.penalty_y;
+	k->pen_z = n->cfg.p.penalty_z;
+}
+
+static void make_net(struct bb_nest *n, struct net *k)
+{
+	struct nest_global *g = &n->solve.glob;
+	struct net_build bd = {.cappc = 1024, .capt = 1024, .hcap = 1024};
+	k->nch = g->nch;
+	k->npc = k->npar = 0;
+	k->pccap = bb_xmalloc(bd.cappc * sizeof(uint32_t));
+	k->pconce = bb_xmalloc(bd.cappc);
+	k->pcpar = bb_xmalloc(bd.cappc * sizeof(uint32_t));
+	k->tcap = bb_xmalloc(bd.capt * sizeof(uint32_t));
+	k->tsoft = bb_xmalloc(bd.capt * sizeof(uint32_t));
+	bd.tslot = bb_xmalloc(n->recs.nrec * sizeof(*bd.tslot));
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		bd.tslot[i] = BB_NONE;
+	bd.h = bb_xmalloc(bd.hcap * sizeof(*bd.h));
+	for (size_t i = 0; i < bd.hcap; i++)
+		bd.h[i].par = BB_NONE;
+	bd.ncap = bb_xcalloc(n->nodes.ninto + 1, sizeof(*bd.ncap));
+	bd.ndone = bb_xcalloc(n->nodes.ninto + 1, 1);
+	for (size_t ci = 0; ci < g->nch; ci++) {
+		struct nest_gchild *x = &g->ch[ci];
+		/* the parents' node is each candidate's callee: the child's
+		 * caller, or with host aliases a service on it */
+		uint8_t once = !g->cap && nest_once(n, x->b, x->c);
+		/* nearly every call into b calls c (at least half as many b->c calls
+		 * as calls into b): "once" is a hard capacity (figure 17's web
+		 * servers, one application call each: 262 instances wrong with it
+		 * soft, 180 hard); a rarer callee may be "twice in a few", soft */
+		int once_hard = once && once_hard_edge(n, x->b, x->c);
+		for (uint32_t j = 0; j < x->nc; j++) {
+			struct nest_gent *e = &g->ent[x->off + j];
+			e->slot_t = parent_node(n, k, &bd, e);
+			e->slot_c = callee_node(n, k, &bd, e, x, once, once_hard);
+		}
+	}
+	free(bd.h);
+	free(bd.tslot);
+	free(bd.ncap);
+	free(bd.ndone);
+	net_arrays(n, k);
 }
 
 static void free_net(struct net *k)
@@ -524,7 +564,7 @@ static int cmp_order(const void *a, const void *b)
  * takes the earliest, as the greedy choice does. */
 void nest_global_solve(struct bb_nest *n)
 {
-	struct nest_global *g = &n->glob;
+	struct nest_global *g = &n->solve.glob;
 	struct net k;
 	make_net(n, &k);
 	size_t nv = k.nch + k.npc + k.npar + 1;
@@ -577,16 +617,16 @@ void nest_global_solve(struct bb_nest *n)
 	n->st.global_searched = visited;
 	n->st.global_over = over;
 
-	free(n->gpar);
-	n->gpar = bb_xmalloc(n->nrec * sizeof(*n->gpar));
-	for (size_t i = 0; i < n->nrec; i++)
-		n->gpar[i] = BB_NONE;
+	free(n->solve.gpar);
+	n->solve.gpar = bb_xmalloc(n->recs.nrec * sizeof(*n->solve.gpar));
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		n->solve.gpar[i] = BB_NONE;
 	for (size_t ci = 0; ci < g->nch; ci++)
 		force[ci] = force[ci] != BB_NONE ? force[ci] : k.assign[ci];
 	if (!g->cap) /* not for --bound: its true counts decide the sets */
 		n->st.global_refined += nest_refine(n, force);
 	for (size_t ci = 0; ci < g->nch; ci++)
-		n->gpar[g->ch[ci].ridx] = g->ent[force[ci]].par;
+		n->solve.gpar[g->ch[ci].ridx] = g->ent[force[ci]].par;
 	free(ord);
 	free(force);
 	free(s.dist);
@@ -602,8 +642,8 @@ void nest_global_solve(struct bb_nest *n)
 
 void nest_global_free(struct bb_nest *n)
 {
-	free(n->glob.ch);
-	free(n->glob.ent);
-	free(n->glob.truth);
-	memset(&n->glob, 0, sizeof(n->glob));
+	free(n->solve.glob.ch);
+	free(n->solve.glob.ent);
+	free(n->solve.glob.truth);
+	memset(&n->solve.glob, 0, sizeof(n->solve.glob));
 }

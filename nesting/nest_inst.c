@@ -142,8 +142,8 @@ void nest_inst_on_call(struct bb_nest *n, struct call *c, const struct bb_rec *r
 	size_t len = merge(n->inst, NULL, rec);
 	if (!len)
 		return;
-	if (n->pass == 1) {
-		if (n->recording && c->ridx != BB_NONE)
+	if (n->phase.pass == 1) {
+		if (n->phase.recording && c->ridx != BB_NONE)
 			record(n, c->ridx, len);
 	} else {
 		set_owned(c, n->inst->buf, len);
@@ -152,8 +152,8 @@ void nest_inst_on_call(struct bb_nest *n, struct call *c, const struct bb_rec *r
 
 void nest_inst_on_ret(struct bb_nest *n, struct call *c, const struct bb_rec *rec)
 {
-	if (n->pass == 1) {
-		if (!n->recording || c->ridx == BB_NONE)
+	if (n->phase.pass == 1) {
+		if (!n->phase.recording || c->ridx == BB_NONE)
 			return;
 		size_t len = merge(n->inst, recorded(n, c->ridx), rec);
 		if (len)
@@ -181,7 +181,7 @@ int nest_parent_ambiguous(struct bb_nest *n, struct call *child, struct call **c
 {
 	(void)cand;
 	(void)parent;
-	if (n->mode == BB_NEST_ORACLE || nc < 2)
+	if (n->cfg.mode == BB_NEST_ORACLE || nc < 2)
 		return 0;
 	return child->pamb;
 }
@@ -199,8 +199,8 @@ static void fill(struct bb_nest *n, const struct call *c, int32_t parent, int64_
 {
 	struct bb_vcall *v = &n->inst->calls[*k];
 	int32_t me = (int32_t)(*k)++;
-	v->caller = bb_intern_str(n->names, c->from);
-	v->callee = bb_intern_str(n->names, c->to);
+	v->caller = bb_intern_str(n->nodes.names, c->from);
+	v->callee = bb_intern_str(n->nodes.names, c->to);
 	v->start_ns = c->call_ts;
 	v->end_ns = c->ret_ts;
 	v->delay_ns = parent >= 0 ? nest_sub(c->call_ts, pstart) : 0;
@@ -228,7 +228,7 @@ void nest_inst_emit(struct bb_nest *n, const struct call *root, uint32_t key)
 		s->npat = cap;
 	}
 	if (!s->shape[key]) {
-		s->shape[key] = nest_pattern_text(n, &n->pat[key]);
+		s->shape[key] = nest_pattern_text(n, &n->pats.pat[key]);
 		s->pid[key] = bb_xmalloc(BB_PATTERN_ID_BUFSZ);
 		bb_viz_shape_id(s->shape[key], s->pid[key]);
 	}

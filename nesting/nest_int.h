@@ -228,67 +228,57 @@ struct pattern {
 
 /* ---- the run ----------------------------------------------------------------- */
 
-struct bb_nest {
+/* What the caller asked and what the run decided from the trace: read by
+ * every step, set by nest_run.c (alias by the first pass). */
+struct nest_cfg {
 	struct bb_nest_params p;
 	enum bb_nest_mode mode;
 	struct nest_bins bins;
+	int auto_rs, auto_g;      /* return_score, global were BB_NEST_AUTO */
+	const char *auto_why;     /* what the automatic choice found, for the params */
+	int alias;                /* the trace names services H:P (#naming): a call from H
+	                             may nest under a call into any service on H */
+};
+
+/* Where the run is (nest_run.c drives it, nest_pairs.c steps through it). */
+struct nest_phase {
 	int pass;                 /* 1: scoreboard, 2: parents and paths */
 	int rstage;               /* pass 2 replay that only builds the return-side
 	                             histograms (--return-score) */
 	int gstage;               /* pass 2 replay that only collects candidates (--global) */
-	int auto_rs, auto_g;      /* return_score, global were BB_NEST_AUTO */
-	int alias;                /* the trace names services H:P (#naming): a call from H
-	                             may nest under a call into any service on H */
-	const char *auto_why;     /* what the automatic choice found, for the params */
 	int cstage;               /* pass 2 replay that only learns what tokens are worth */
 	int sstage;               /* pass 2 replay that learns the sequence gaps (nest_seq.c) */
-	int seq_ready;            /* the sequence histograms are learnt */
-	uint32_t *spar;           /* sequence stage, --global: per CALL record, its parent's */
-	int64_t *sret, *scall;    /* ... and its return and call times */
-	uint32_t *soff, *skid;    /* ... each parent record's children: skid[soff[p]..soff[p+1]) */
-	struct nest_global glob;  /* --global: the children and their candidates */
-	uint32_t *gpar;           /* --global: per CALL record, its parent's, or BB_NONE */
+	int recording;            /* pass 1 is recording */
+	int replay;               /* pass 2 runs from the records */
 	int64_t now;
 	uint64_t seq;
+	size_t heap_peak;         /* sampled heap in use (mallinfo2), bytes */
+	bb_nest_progress_fn progress;
+	void *progress_ctx;
+};
 
+/* The nodes (nest_pairs.c). */
+struct nest_nodes {
 	struct bb_intern *names;  /* node names */
 	uint32_t *rmap;           /* reader node index -> names index */
 	size_t nrmap;
-
-	/* open calls */
-	struct call **htab;
-	size_t hcap, hcount;
-	struct call *ghead, *gtail;
 	struct node_list *into;   /* per node: calls into it */
 	size_t ninto;
+};
+
+/* FindCallPairs' state (nest_pairs.c): the open calls, the closed ones still
+ * candidates, the pending roots, and each child's candidates. */
+struct nest_calls {
+	struct call **htab;
+	size_t hcap, hcount;
+	struct call *ghead, *gtail;   /* all open calls, in call order */
 	struct call *chead, *ctail;   /* closed, still candidates (skew window) */
 	struct call *rhead, *rtail;   /* pending roots (pass 2) */
 	struct call *freelist;
 	size_t live;
-
 	/* calls pass 1 found unmatched: pass 2 ignores them (sorted line numbers) */
 	uint64_t *skip;
 	size_t nskip, capskip;
-
-	/* recorded messages (pass 1) for pass 2 */
-	struct mrec *rec;
-	size_t nrec, caprec;
-	uint32_t *rpath;          /* oracle, --bound: per record, path= value in paths, or BB_NONE */
-	uint32_t *rreq;           /* per CALL record, its req= label (up to a '?') in reqs,
-	                             or BB_NONE; reqs lives as long as the run */
-	struct bb_intern *reqs;
-	struct nest_bound *bnd;   /* --bound: what the truth taught (nest_bound.c) */
-	int64_t *rret;            /* --return-score: per CALL record, its return time */
-	struct bb_intern *paths;
-	size_t rec_max;           /* budget, in records */
-	int recording;            /* pass 1 is recording */
-	int replay;               /* pass 2 runs from the records */
-	size_t heap_peak;         /* sampled heap in use (mallinfo2), bytes */
-	const char *map;          /* the mapped trace file, or NULL */
-	size_t map_len, map_done; /* its length; pages before map_done released */
-	size_t map_off;           /* offset of line map_line */
-	uint64_t map_line;
-
 	/* candidates scratch */
 	struct call **cand;
 	size_t capcand;
@@ -296,25 +286,60 @@ struct bb_nest {
 	size_t capccls;
 	double *cscore;           /* per candidate: its score before any move (choose) */
 	size_t capcscore;
+};
 
-	/* content evidence (nest_content.c) */
+/* The messages pass 1 recorded for pass 2 (nest_pairs.c). */
+struct nest_recs {
+	struct mrec *rec;
+	size_t nrec, caprec;
+	size_t rec_max;           /* budget, in records */
+	uint32_t *rpath;          /* oracle, --bound: per record, its path= value in paths, or
+	                             BB_NONE */
+	struct bb_intern *paths;
+	uint32_t *rreq;           /* per CALL record, its req= label (up to a '?') in reqs,
+	                             or BB_NONE; reqs lives as long as the run */
+	struct bb_intern *reqs;
+	int64_t *rret;            /* --return-score: per CALL record, its return time */
+};
+
+/* Content evidence (nest_content.c). */
+struct nest_content {
 	uint32_t *rtok;           /* per record: its tokens in tpool, or BB_NONE */
 	uint64_t *tpool;
 	size_t ntpool, captpool;
-	int content_full;         /* the tokens outgrew the memory budget: not used */
+	int full;                 /* the tokens outgrew the memory budget: not used */
 	struct tokfreq {          /* calls per token, open addressing (count 0: empty) */
 		uint64_t *tok;
 		uint32_t *count;
 		size_t n, cap;
 		uint64_t calls;       /* calls with tokens */
 	} tf;
-	uint8_t *ramb;            /* --global: per CALL record, 1: its parent was
-	                             ambiguous, 2: a likely parent of such a child */
+};
 
-	/* scoreboard */
+/* The sequence gaps (nest_seq.c). */
+struct nest_gaps {
+	int ready;                /* the sequence histograms are learnt */
+	uint32_t *spar;           /* sequence stage, --global: per CALL record, its parent's */
+	int64_t *sret, *scall;    /* ... and its return and call times */
+	uint32_t *soff, *skid;    /* ... each parent record's children: skid[soff[p]..soff[p+1]) */
+};
+
+/* The choices of all parents at once: --global (nest_global.c) and --bound
+ * (nest_bound.c). */
+struct nest_solve {
+	struct nest_global glob;  /* the children and their candidates */
+	uint32_t *gpar;           /* per CALL record, its parent's, or BB_NONE */
+	uint8_t *ramb;            /* per CALL record, 1: its parent was ambiguous, 2: a
+	                             likely parent of such a child */
+	struct nest_bound *bnd;   /* --bound: what the truth taught */
+};
+
+/* The scoreboard (nest_board.c, nest_score.c). */
+struct nest_board {
 	struct triple *tri;
 	size_t ntri, captri;
 	uint32_t *tidx;           /* open addressing: index+1, 0 empty */
+	size_t tcap;
 	double *binw;             /* per-bin score factor (density or 1) */
 	struct rtab {             /* return-side histograms, keyed as the scoreboard */
 		struct triple *t;
@@ -325,23 +350,19 @@ struct bb_nest {
 	struct pairc *pc;         /* call pairs per (from, to), open addressing */
 	size_t npc, pccap;
 	double pen[3][NEST_PEN_TAB]; /* penalty factors x, y, z for small counts */
-	size_t tcap;
+};
 
-	/* patterns */
+/* The patterns found (nest_paths.c). */
+struct nest_pats {
 	struct bb_intern *keys;
 	struct pattern *pat;
 	size_t npat, cappat;
-	char *kbuf;
+	char *kbuf;               /* the key being built */
 	size_t klen, kcap;
+};
 
-	struct bb_nest_stats st;
-	int bound_set;            /* bb_nest_set_bound was called: the stats carry it */
-	uint64_t bound_fn, bound_true;
-	struct nest_inst *inst;   /* instances wanted (nest_inst.c), or NULL */
-	bb_nest_progress_fn progress;
-	void *progress_ctx;
-
-	/* export */
+/* The patterns as viz takes them (nest_paths.c, nest_run.c). */
+struct nest_export {
 	struct bb_vpatterns out;
 	struct bb_vpattern *vpat;
 	size_t *order;            /* ranked pattern indices, after pruning */
@@ -351,23 +372,46 @@ struct bb_nest {
 	struct bb_vval *params, *stats;
 };
 
+struct bb_nest {
+	struct nest_cfg cfg;
+	struct nest_phase phase;
+	struct nest_nodes nodes;
+	struct nest_calls calls;
+	struct nest_recs recs;
+	struct nest_content content;
+	struct nest_gaps gaps;
+	struct nest_solve solve;
+	struct nest_board board;
+	struct nest_pats pats;
+	struct nest_export ex;
+
+	struct bb_nest_stats st;
+	int bound_set;            /* bb_nest_set_bound was called: the stats carry it */
+	uint64_t bound_fn, bound_true;
+	struct nest_inst *inst;   /* instances wanted (nest_inst.c), or NULL */
+};
+
 /* nest_pairs.c */
 int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err);
 void nest_replay(struct bb_nest *n);
-void nest_heap_sample(struct bb_nest *n);
-void nest_map_release(struct bb_nest *n, uint64_t line);
-#define NEST_HOLD_LINES 65536 /* pages of the last lines read stay mapped */
-void nest_reset_calls(struct bb_nest *n);
+void nest_calls_free(struct nest_calls *cs);
+void nest_nodes_init(struct nest_nodes *d);
+void nest_nodes_free(struct nest_nodes *d);
+void nest_recs_free(struct nest_recs *r, int keep_reqs);
 uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri);
 void nest_alias_roots(struct bb_nest *n);
 
+/* nest_board.c: the scoreboard's tables. Their lookups are inline, below (they
+ * run for every candidate scored); a lookup that creates an absent key calls
+ * the _add function. */
+struct triple *nest_triple_add(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c);
+struct triple *nest_rsb_add(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c);
+struct pairc *nest_pairc_add(struct bb_nest *n, uint32_t a, uint32_t b);
+void nest_board_free(struct nest_board *b);
+
 /* nest_score.c */
-struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create);
-uint32_t nest_sb_bin(const struct bb_nest *n, int64_t d);
 void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
 void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand, size_t nc);
-void nest_rsb_free(struct bb_nest *n);
-void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b);
 void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size_t nc);
 void nest_triple_norms(struct bb_nest *n);
 void nest_smooth(struct bb_nest *n);
@@ -376,7 +420,6 @@ void nest_penalty_tables(struct bb_nest *n);
 double nest_base_score(struct bb_nest *n, struct call *par, const struct call *child);
 int nest_once(struct bb_nest *n, uint32_t b, uint32_t c);
 void nest_parallel_nodes(struct bb_nest *n);
-struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create);
 struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
                                 size_t nc);
 
@@ -387,7 +430,8 @@ double nest_seq_score(struct bb_nest *n, const struct call *par, const struct ca
 void nest_seq_learn(struct bb_nest *n, struct call *par, struct call *c);
 void nest_seq_context(struct bb_nest *n, struct call *par, struct call *c);
 void nest_seq_returned(struct bb_nest *n, const struct call *c);
-void nest_seq_stage(struct bb_nest *n);
+void nest_seq_stage_begin(struct bb_nest *n);
+void nest_seq_stage_end(struct bb_nest *n);
 void nest_seq_free(struct bb_nest *n);
 void nest_seq_from_global(struct bb_nest *n);
 uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
@@ -397,7 +441,6 @@ uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
 void nest_content_record(struct bb_nest *n, const struct bb_rec *rec, uint32_t ridx);
 size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **cand, size_t nc);
 void nest_content_learn(struct bb_nest *n, struct call *c, size_t nc);
-void nest_content_stage(struct bb_nest *n);
 void nest_content_closed(struct bb_nest *n, const struct call *c);
 void nest_content_finish(struct bb_nest *n);
 double nest_content_factor(struct bb_nest *n, const struct call *c, size_t i);
@@ -431,10 +474,11 @@ void nest_inst_emit(struct bb_nest *n, const struct call *root, uint32_t key);
 
 /* nest_paths.c */
 void nest_attach(struct call *parent, struct call *child);
-void nest_add_instance(struct bb_nest *n, struct call *root);
-void nest_patterns_free(struct bb_nest *n);
+uint32_t nest_add_instance(struct bb_nest *n, struct call *root);
+void nest_pats_init(struct nest_pats *ps);
+void nest_pats_free(struct nest_pats *ps);
 char *nest_pattern_text(const struct bb_nest *n, const struct pattern *p);
-void nest_export_free(struct bb_nest *n);
+void nest_export_free(struct nest_export *ex);
 void nest_export(struct bb_nest *n);
 
 /* a - b, saturated: a trace's timestamps may be up to 2^64 ns apart. */
@@ -444,6 +488,77 @@ static inline int64_t nest_sub(int64_t a, int64_t b)
 	if (__builtin_sub_overflow(a, b, &d))
 		d = a < b ? INT64_MIN : INT64_MAX;
 	return d;
+}
+
+/* The scoreboard bin of delay d. Scoreboard histograms have two halves: bins
+ * 0..n-1 for delays >= 0 and n..2n-1 for negative ones (by magnitude), which
+ * only a skew window lets in. Folding those into the "below min" bin would
+ * pile every parent that seems to start after its child into one narrow bin
+ * and make it win. */
+static inline uint32_t nest_sb_bin(const struct bb_nest *n, int64_t d)
+{
+	return d >= 0 ? nest_bin(&n->cfg.bins, d) : n->cfg.bins.n + nest_bin(&n->cfg.bins, -d);
+}
+
+/* The tables' hash of a key (a pair takes c = 0). */
+static inline uint64_t nest_triple_hash(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ULL;
+	h ^= (b + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
+	h ^= (c + 0x85ebca6b27d4eb4fULL) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
+}
+
+/* Triple (a, b, c) of a table of triples t under the open-addressing index idx
+ * (cap slots: index + 1, 0 empty), or NULL. */
+static inline struct triple *nest_tri_find(struct triple *t, const uint32_t *idx, size_t cap,
+                                           uint32_t a, uint32_t b, uint32_t c)
+{
+	size_t mask = cap - 1;
+	if (cap)
+		for (size_t k = nest_triple_hash(a, b, c) & mask; idx[k]; k = (k + 1) & mask) {
+			struct triple *x = &t[idx[k] - 1];
+			if (x->a == a && x->b == b && x->c == c)
+				return x;
+		}
+	return NULL;
+}
+
+/* The histogram of nestings of B->C calls in A->B calls, created if asked. */
+static inline struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c,
+                                         int create)
+{
+	struct nest_board *sb = &n->board;
+	struct triple *x = nest_tri_find(sb->tri, sb->tidx, sb->tcap, a, b, c);
+	return x || !create ? x : nest_triple_add(n, a, b, c);
+}
+
+/* The return-side histogram of (a, b, c), created if asked: the same keys as
+ * the scoreboard (a = NEST_ANY with the per-edge one). */
+static inline struct triple *nest_rsb(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c,
+                                      int create)
+{
+	struct rtab *r = &n->board.rsb;
+	struct triple *x = nest_tri_find(r->t, r->idx, r->icap, a, b, c);
+	return x || !create ? x : nest_rsb_add(n, a, b, c);
+}
+
+/* The counts of edge a->b, created if asked (NULL when not and absent). */
+static inline struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create)
+{
+	const struct nest_board *sb = &n->board;
+	if (sb->pccap)
+		for (size_t k = nest_triple_hash(a, b, 0) & (sb->pccap - 1);
+		     sb->pc[k].a != UINT32_MAX; k = (k + 1) & (sb->pccap - 1))
+			if (sb->pc[k].a == a && sb->pc[k].b == b)
+				return &sb->pc[k];
+	return create ? nest_pairc_add(n, a, b) : NULL;
+}
+
+/* Pass 1: one more A->B call pair. */
+static inline void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b)
+{
+	nest_pairc(n, a, b, 1)->n++;
 }
 
 #endif

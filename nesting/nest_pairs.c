@@ -2,6 +2,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "nesting/nest_int.h"
 
@@ -37,45 +40,47 @@ static size_t host_of(const char *s, size_t len, size_t *off)
  * is linked to its host "H". */
 static uint32_t node_index(struct bb_nest *n, const char *s, size_t len)
 {
-	size_t before = n->ninto ? bb_intern_count(n->names) : 0;
-	uint32_t k = bb_intern_add(n->names, s, len);
-	if (k >= n->ninto) {
-		size_t cap = n->ninto ? 2 * n->ninto : 16;
+	size_t before = n->nodes.ninto ? bb_intern_count(n->nodes.names) : 0;
+	uint32_t k = bb_intern_add(n->nodes.names, s, len);
+	if (k >= n->nodes.ninto) {
+		size_t cap = n->nodes.ninto ? 2 * n->nodes.ninto : 16;
 		while (cap <= k)
 			cap *= 2;
-		n->into = bb_xrealloc(n->into, cap * sizeof(*n->into));
-		memset(&n->into[n->ninto], 0, (cap - n->ninto) * sizeof(*n->into));
-		for (size_t i = n->ninto; i < cap; i++)
-			n->into[i].host = n->into[i].svc = n->into[i].svc_next = BB_NONE;
-		n->ninto = cap;
+		n->nodes.into = bb_xrealloc(n->nodes.into, cap * sizeof(*n->nodes.into));
+		memset(&n->nodes.into[n->nodes.ninto], 0,
+		       (cap - n->nodes.ninto) * sizeof(*n->nodes.into));
+		for (size_t i = n->nodes.ninto; i < cap; i++)
+			n->nodes.into[i].host = n->nodes.into[i].svc = n->nodes.into[i].svc_next =
+			    BB_NONE;
+		n->nodes.ninto = cap;
 	}
 	size_t off, hl;
-	if (n->alias && k >= before && n->into[k].host == BB_NONE &&
+	if (n->cfg.alias && k >= before && n->nodes.into[k].host == BB_NONE &&
 	    (hl = host_of(s, len, &off)) > 0) {
 		uint32_t h = node_index(n, s + off, hl);
-		n->into[k].host = h;
-		n->into[k].svc_next = n->into[h].svc;
-		n->into[h].svc = k;
+		n->nodes.into[k].host = h;
+		n->nodes.into[k].svc_next = n->nodes.into[h].svc;
+		n->nodes.into[h].svc = k;
 	}
 	return k;
 }
 
 uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri)
 {
-	if (ri >= n->nrmap) {
-		size_t cap = n->nrmap ? n->nrmap : 16;
+	if (ri >= n->nodes.nrmap) {
+		size_t cap = n->nodes.nrmap ? n->nodes.nrmap : 16;
 		while (cap <= ri)
 			cap *= 2;
-		n->rmap = bb_xrealloc(n->rmap, cap * sizeof(*n->rmap));
-		for (size_t i = n->nrmap; i < cap; i++)
-			n->rmap[i] = BB_NONE;
-		n->nrmap = cap;
+		n->nodes.rmap = bb_xrealloc(n->nodes.rmap, cap * sizeof(*n->nodes.rmap));
+		for (size_t i = n->nodes.nrmap; i < cap; i++)
+			n->nodes.rmap[i] = BB_NONE;
+		n->nodes.nrmap = cap;
 	}
-	if (n->rmap[ri] == BB_NONE) {
+	if (n->nodes.rmap[ri] == BB_NONE) {
 		const char *s = bb_reader_node(r, ri);
-		n->rmap[ri] = node_index(n, s, strlen(s));
+		n->nodes.rmap[ri] = node_index(n, s, strlen(s));
 	}
-	return n->rmap[ri];
+	return n->nodes.rmap[ri];
 }
 
 /* The open-call table's hash of (caller, callee, id), eight bytes of the id
@@ -84,14 +89,15 @@ uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri)
 /* nest_node with the common case (a node already seen) inline. */
 static inline uint32_t node_of(struct bb_nest *n, const struct bb_reader *r, uint32_t ri)
 {
-	return ri < n->nrmap && n->rmap[ri] != BB_NONE ? n->rmap[ri] : nest_node(n, r, ri);
+	return ri < n->nodes.nrmap && n->nodes.rmap[ri] != BB_NONE ? n->nodes.rmap[ri]
+	                                                           : nest_node(n, r, ri);
 }
 
 /* Whether this pass only scores (pass 1, or the replay that builds the
  * return-side histograms): closed calls are freed, not kept for paths. */
 static inline int scoring(const struct bb_nest *n)
 {
-	return n->pass == 1 || n->rstage || n->gstage || n->cstage;
+	return n->phase.pass == 1 || n->phase.rstage || n->phase.gstage || n->phase.cstage;
 }
 
 static uint64_t key_hash(uint32_t from, uint32_t to, const char *id, size_t len)
@@ -117,9 +123,9 @@ static uint64_t key_hash(uint32_t from, uint32_t to, const char *id, size_t len)
 
 static struct call *call_new(struct bb_nest *n)
 {
-	struct call *c = n->freelist;
+	struct call *c = n->calls.freelist;
 	if (c)
-		n->freelist = c->hnext;
+		n->calls.freelist = c->hnext;
 	else
 		c = bb_xmalloc(sizeof(*c));
 	/* every field but idbuf, member by member: a memset of the whole struct
@@ -137,9 +143,9 @@ static struct call *call_new(struct bb_nest *n)
 	c->req = BB_NONE;
 	c->attr = NULL;
 	c->attr_owned = c->parent_ambiguous = 0;
-	n->live++;
-	if (n->live > n->st.peak_open)
-		n->st.peak_open = n->live;
+	n->calls.live++;
+	if (n->calls.live > n->st.peak_open)
+		n->st.peak_open = n->calls.live;
 	return c;
 }
 
@@ -151,17 +157,17 @@ static void call_free(struct bb_nest *n, struct call *c)
 		free(c->path);
 	if (c->attr_owned)
 		free((char *)(uintptr_t)c->attr);
-	c->hnext = n->freelist;
-	n->freelist = c;
-	n->live--;
+	c->hnext = n->calls.freelist;
+	n->calls.freelist = c;
+	n->calls.live--;
 }
 
 static void htab_grow(struct bb_nest *n)
 {
-	size_t cap = n->hcap ? 2 * n->hcap : 1024;
+	size_t cap = n->calls.hcap ? 2 * n->calls.hcap : 1024;
 	struct call **t = bb_xcalloc(cap, sizeof(*t));
-	for (size_t i = 0; i < n->hcap; i++) {
-		struct call *c = n->htab[i], *next;
+	for (size_t i = 0; i < n->calls.hcap; i++) {
+		struct call *c = n->calls.htab[i], *next;
 		for (; c; c = next) {
 			next = c->hnext;
 			size_t k = c->idhash & (cap - 1);
@@ -169,24 +175,24 @@ static void htab_grow(struct bb_nest *n)
 			t[k] = c;
 		}
 	}
-	free(n->htab);
-	n->htab = t;
-	n->hcap = cap;
+	free(n->calls.htab);
+	n->calls.htab = t;
+	n->calls.hcap = cap;
 }
 
 static void htab_remove(struct bb_nest *n, struct call *c)
 {
-	struct call **pp = &n->htab[c->idhash & (n->hcap - 1)];
+	struct call **pp = &n->calls.htab[c->idhash & (n->calls.hcap - 1)];
 	while (*pp != c)
 		pp = &(*pp)->hnext;
 	*pp = c->hnext;
 	c->hnext = NULL;
-	n->hcount--;
+	n->calls.hcount--;
 }
 
 static void into_link(struct bb_nest *n, struct call *c)
 {
-	struct node_list *l = &n->into[c->to];
+	struct node_list *l = &n->nodes.into[c->to];
 	c->nprev = l->tail;
 	c->nnext = NULL;
 	if (l->tail)
@@ -201,7 +207,7 @@ static void into_unlink(struct bb_nest *n, struct call *c)
 {
 	if (!c->linked)
 		return;
-	struct node_list *l = &n->into[c->to];
+	struct node_list *l = &n->nodes.into[c->to];
 	if (c->nprev)
 		c->nprev->nnext = c->nnext;
 	else
@@ -219,35 +225,36 @@ static void open_unlink(struct bb_nest *n, struct call *c)
 	if (c->gprev)
 		c->gprev->gnext = c->gnext;
 	else
-		n->ghead = c->gnext;
+		n->calls.ghead = c->gnext;
 	if (c->gnext)
 		c->gnext->gprev = c->gprev;
 	else
-		n->gtail = c->gprev;
+		n->calls.gtail = c->gprev;
 	c->gprev = c->gnext = NULL;
 	c->open = 0;
 }
 
 static void skip_add(struct bb_nest *n, uint64_t line)
 {
-	if (n->nskip == n->capskip) {
-		n->capskip = n->capskip ? 2 * n->capskip : 64;
-		n->skip = bb_xrealloc(n->skip, n->capskip * sizeof(*n->skip));
+	if (n->calls.nskip == n->calls.capskip) {
+		n->calls.capskip = n->calls.capskip ? 2 * n->calls.capskip : 64;
+		n->calls.skip =
+		    bb_xrealloc(n->calls.skip, n->calls.capskip * sizeof(*n->calls.skip));
 	}
-	n->skip[n->nskip++] = line;
+	n->calls.skip[n->calls.nskip++] = line;
 }
 
 static int skip_has(const struct bb_nest *n, uint64_t line)
 {
-	size_t lo = 0, hi = n->nskip;
+	size_t lo = 0, hi = n->calls.nskip;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (n->skip[mid] < line)
+		if (n->calls.skip[mid] < line)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < n->nskip && n->skip[lo] == line;
+	return lo < n->calls.nskip && n->calls.skip[lo] == line;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -261,60 +268,49 @@ static int cmp_u64(const void *a, const void *b)
 static void rec_stop(struct bb_nest *n)
 {
 	nest_content_free(n);
-	free(n->rec);
-	free(n->rpath);
-	free(n->rret);
-	free(n->rreq);
-	bb_intern_free(n->paths);
-	bb_intern_free(n->reqs);
-	n->rec = NULL;
-	n->rpath = NULL;
-	n->rret = NULL;
-	n->rreq = NULL;
-	n->paths = NULL;
-	n->reqs = NULL;
-	n->nrec = n->caprec = 0;
-	n->recording = 0;
+	nest_recs_free(&n->recs, 0);
+	n->phase.recording = 0;
 }
 
 /* Appends a record; returns its index, or BB_NONE once recording stopped. */
 static inline uint32_t rec_push(struct bb_nest *n, int64_t ts, uint32_t op, uint32_t from,
                                 uint32_t arg)
 {
-	if (!n->recording)
+	if (!n->phase.recording)
 		return BB_NONE;
-	if (from > REC_NODE_MAX || n->nrec >= n->rec_max || n->nrec >= BB_NONE - 1) {
+	if (from > REC_NODE_MAX || n->recs.nrec >= n->recs.rec_max || n->recs.nrec >= BB_NONE - 1) {
 		rec_stop(n);
 		return BB_NONE;
 	}
-	if (n->nrec == n->caprec) {
-		size_t cap = n->caprec ? 2 * n->caprec : 4096;
-		if (cap > n->rec_max)
-			cap = n->rec_max;
-		n->rec = bb_xrealloc(n->rec, cap * sizeof(*n->rec));
-		if (n->mode == BB_NEST_ORACLE || n->p.bound)
-			n->rpath = bb_xrealloc(n->rpath, cap * sizeof(*n->rpath));
-		if (n->mode == BB_NEST_INFER && (n->p.return_score || n->p.bound))
-			n->rret = bb_xrealloc(n->rret, cap * sizeof(*n->rret));
-		if (n->rtok) {
-			n->rtok = bb_xrealloc(n->rtok, cap * sizeof(*n->rtok));
-			for (size_t i = n->caprec; i < cap; i++)
-				n->rtok[i] = BB_NONE;
+	if (n->recs.nrec == n->recs.caprec) {
+		size_t cap = n->recs.caprec ? 2 * n->recs.caprec : 4096;
+		if (cap > n->recs.rec_max)
+			cap = n->recs.rec_max;
+		n->recs.rec = bb_xrealloc(n->recs.rec, cap * sizeof(*n->recs.rec));
+		if (n->cfg.mode == BB_NEST_ORACLE || n->cfg.p.bound)
+			n->recs.rpath = bb_xrealloc(n->recs.rpath, cap * sizeof(*n->recs.rpath));
+		if (n->cfg.mode == BB_NEST_INFER && (n->cfg.p.return_score || n->cfg.p.bound))
+			n->recs.rret = bb_xrealloc(n->recs.rret, cap * sizeof(*n->recs.rret));
+		if (n->content.rtok) {
+			n->content.rtok =
+			    bb_xrealloc(n->content.rtok, cap * sizeof(*n->content.rtok));
+			for (size_t i = n->recs.caprec; i < cap; i++)
+				n->content.rtok[i] = BB_NONE;
 		}
-		n->rreq = bb_xrealloc(n->rreq, cap * sizeof(*n->rreq));
-		n->caprec = cap;
+		n->recs.rreq = bb_xrealloc(n->recs.rreq, cap * sizeof(*n->recs.rreq));
+		n->recs.caprec = cap;
 	}
-	struct mrec *m = &n->rec[n->nrec];
-	if (n->rpath)
-		n->rpath[n->nrec] = BB_NONE;
-	if (n->rreq)
-		n->rreq[n->nrec] = BB_NONE;
-	if (n->rret)
-		n->rret[n->nrec] = BB_NO_TIME;
+	struct mrec *m = &n->recs.rec[n->recs.nrec];
+	if (n->recs.rpath)
+		n->recs.rpath[n->recs.nrec] = BB_NONE;
+	if (n->recs.rreq)
+		n->recs.rreq[n->recs.nrec] = BB_NONE;
+	if (n->recs.rret)
+		n->recs.rret[n->recs.nrec] = BB_NO_TIME;
 	m->u.ts = ts;
 	m->op_from = op << 30 | from;
 	m->arg = arg;
-	return (uint32_t)n->nrec++;
+	return (uint32_t)n->recs.nrec++;
 }
 
 /* A call that will never return: pass 1 remembers it so that pass 2 never
@@ -325,8 +321,8 @@ static void drop_open(struct bb_nest *n, struct call *c, int evicted)
 	open_unlink(n, c);
 	into_unlink(n, c);
 	skip_add(n, c->line);
-	if (n->recording)
-		n->rec[c->ridx].op_from = (uint32_t)REC_SKIP << 30;
+	if (n->phase.recording)
+		n->recs.rec[c->ridx].op_from = (uint32_t)REC_SKIP << 30;
 	n->st.unmatched_calls++;
 	n->st.evicted += evicted != 0;
 	call_free(n, c);
@@ -348,12 +344,15 @@ static uint64_t free_tree(struct bb_nest *n, struct call *c)
 
 static void release_root(struct bb_nest *n)
 {
-	struct call *r = n->rhead;
-	n->rhead = r->rnext;
-	if (!n->rhead)
-		n->rtail = NULL;
-	if (!n->sstage)
-		nest_add_instance(n, r);
+	struct call *r = n->calls.rhead;
+	n->calls.rhead = r->rnext;
+	if (!n->calls.rhead)
+		n->calls.rtail = NULL;
+	if (!n->phase.sstage) {
+		uint32_t k = nest_add_instance(n, r);
+		if (n->inst)
+			nest_inst_emit(n, r, k);
+	}
 	free_tree(n, r);
 }
 
@@ -362,30 +361,32 @@ static void release_root(struct bb_nest *n)
  * calls open longer than the timeout are evicted (pass 1). */
 static void advance_slow(struct bb_nest *n)
 {
-	int64_t skew = n->p.skew_window_ns;
-	while (n->chead && nest_sub(n->now, n->chead->ret_ts) > skew) {
-		struct call *c = n->chead;
-		n->chead = c->cnext;
-		if (!n->chead)
-			n->ctail = NULL;
+	int64_t skew = n->cfg.p.skew_window_ns;
+	while (n->calls.chead && nest_sub(n->phase.now, n->calls.chead->ret_ts) > skew) {
+		struct call *c = n->calls.chead;
+		n->calls.chead = c->cnext;
+		if (!n->calls.chead)
+			n->calls.ctail = NULL;
 		c->cnext = NULL;
 		into_unlink(n, c);
 		if (scoring(n))
 			call_free(n, c);
 	}
-	while (n->rhead && (skew == 0 || nest_sub(n->now, n->rhead->max_ret) > skew))
+	while (n->calls.rhead &&
+	       (skew == 0 || nest_sub(n->phase.now, n->calls.rhead->max_ret) > skew))
 		release_root(n);
-	if (n->pass == 1 && n->p.open_timeout_ns > 0 && n->now != INT64_MAX)
-		while (n->ghead && n->ghead->call_ts < nest_sub(n->now, n->p.open_timeout_ns))
-			drop_open(n, n->ghead, 1);
+	if (n->phase.pass == 1 && n->cfg.p.open_timeout_ns > 0 && n->phase.now != INT64_MAX)
+		while (n->calls.ghead &&
+		       n->calls.ghead->call_ts < nest_sub(n->phase.now, n->cfg.p.open_timeout_ns))
+			drop_open(n, n->calls.ghead, 1);
 }
 
 /* advance, with the common case (nothing to release) inline. */
 static inline void advance(struct bb_nest *n)
 {
-	if (n->chead || n->rhead ||
-	    (n->pass == 1 && n->ghead && n->p.open_timeout_ns > 0 &&
-	     n->ghead->call_ts < nest_sub(n->now, n->p.open_timeout_ns)))
+	if (n->calls.chead || n->calls.rhead ||
+	    (n->phase.pass == 1 && n->calls.ghead && n->cfg.p.open_timeout_ns > 0 &&
+	     n->calls.ghead->call_ts < nest_sub(n->phase.now, n->cfg.p.open_timeout_ns)))
 		advance_slow(n);
 }
 
@@ -401,37 +402,38 @@ static uint32_t req_label(struct bb_nest *n, const struct bb_rec *rec)
 	const char *q = memchr(req, '?', len);
 	if (q)
 		len = (size_t)(q - req);
-	if (!n->reqs)
-		n->reqs = bb_intern_new();
-	return bb_intern_add(n->reqs, req, len);
+	if (!n->recs.reqs)
+		n->recs.reqs = bb_intern_new();
+	return bb_intern_add(n->recs.reqs, req, len);
 }
 
 static void on_call(struct bb_nest *n, const struct bb_reader *r, const struct bb_rec *rec)
 {
-	if (n->pass == 2 && skip_has(n, rec->line))
+	if (n->phase.pass == 2 && skip_has(n, rec->line))
 		return;
 	struct call *c = call_new(n);
 	c->call_ts = rec->ts_ns;
 	c->ret_ts = BB_NO_TIME;
-	c->seq = n->seq++;
+	c->seq = n->phase.seq++;
 	c->line = rec->line;
 	c->from = node_of(n, r, rec->sender);
 	c->to = node_of(n, r, rec->receiver);
-	if (n->pass == 1) {
+	if (n->phase.pass == 1) {
 		c->ridx = rec_push(n, rec->ts_ns, REC_CALL, c->from, c->to);
 		size_t len;
 		const char *path;
-		if (n->rpath && c->ridx != BB_NONE && (path = bb_rec_attr(rec, "path", &len))) {
-			if (!n->paths)
-				n->paths = bb_intern_new();
-			n->rpath[c->ridx] = bb_intern_add(n->paths, path, len);
+		if (n->recs.rpath && c->ridx != BB_NONE &&
+		    (path = bb_rec_attr(rec, "path", &len))) {
+			if (!n->recs.paths)
+				n->recs.paths = bb_intern_new();
+			n->recs.rpath[c->ridx] = bb_intern_add(n->recs.paths, path, len);
 		}
-		if (n->mode == BB_NEST_INFER)
+		if (n->cfg.mode == BB_NEST_INFER)
 			nest_content_record(n, rec, c->ridx);
 	}
 	c->req = req_label(n, rec);
-	if (n->pass == 1 && n->rreq && c->ridx != BB_NONE)
-		n->rreq[c->ridx] = c->req;
+	if (n->phase.pass == 1 && n->recs.rreq && c->ridx != BB_NONE)
+		n->recs.rreq[c->ridx] = c->req;
 	if (n->inst)
 		nest_inst_on_call(n, c, rec);
 	/* ids are compared as the C strings they were stored as (an id with a
@@ -442,7 +444,7 @@ static void on_call(struct bb_nest *n, const struct bb_reader *r, const struct b
 	c->id[idlen] = '\0';
 	c->idlen = (uint32_t)idlen;
 	c->idhash = key_hash(c->from, c->to, rec->id_str, rec->id_len);
-	if (n->pass == 2 && n->mode == BB_NEST_ORACLE) {
+	if (n->phase.pass == 2 && n->cfg.mode == BB_NEST_ORACLE) {
 		size_t len;
 		const char *path = bb_rec_attr(rec, "path", &len);
 		if (path)
@@ -450,19 +452,19 @@ static void on_call(struct bb_nest *n, const struct bb_reader *r, const struct b
 		else
 			n->st.no_path++;
 	}
-	if (2 * n->hcount >= n->hcap)
+	if (2 * n->calls.hcount >= n->calls.hcap)
 		htab_grow(n);
-	size_t k = c->idhash & (n->hcap - 1);
-	c->hnext = n->htab[k];
-	n->htab[k] = c;
-	n->hcount++;
+	size_t k = c->idhash & (n->calls.hcap - 1);
+	c->hnext = n->calls.htab[k];
+	n->calls.htab[k] = c;
+	n->calls.hcount++;
 	c->open = 1;
-	c->gprev = n->gtail;
-	if (n->gtail)
-		n->gtail->gnext = c;
+	c->gprev = n->calls.gtail;
+	if (n->calls.gtail)
+		n->calls.gtail->gnext = c;
 	else
-		n->ghead = c;
-	n->gtail = c;
+		n->calls.ghead = c;
+	n->calls.gtail = c;
 	into_link(n, c);
 }
 
@@ -470,11 +472,11 @@ static void on_call(struct bb_nest *n, const struct bb_reader *r, const struct b
 static struct call *take_open(struct bb_nest *n, uint32_t from, uint32_t to, const char *id,
                               size_t len)
 {
-	if (!n->hcap)
+	if (!n->calls.hcap)
 		return NULL;
 	uint64_t h = key_hash(from, to, id, len);
 	struct call *best = NULL;
-	for (struct call *c = n->htab[h & (n->hcap - 1)]; c; c = c->hnext)
+	for (struct call *c = n->calls.htab[h & (n->calls.hcap - 1)]; c; c = c->hnext)
 		if (c->idhash == h && c->from == from && c->to == to && c->idlen == len &&
 		    memcmp(c->id, id, len) == 0 && (!best || c->seq < best->seq))
 			best = c;
@@ -488,20 +490,21 @@ static struct call *take_open(struct bb_nest *n, uint32_t from, uint32_t to, con
  * comparisons. In call order, so the first is the earliest. */
 static size_t candidates_into(struct bb_nest *n, struct call *c, uint32_t node, size_t nc)
 {
-	int64_t skew = n->p.skew_window_ns;
+	int64_t skew = n->cfg.p.skew_window_ns;
 	int64_t limit = nest_sub(c->call_ts, -skew); /* skew >= 0 */
-	for (struct call *p = n->into[node].head; p; p = p->nnext) {
+	for (struct call *p = n->nodes.into[node].head; p; p = p->nnext) {
 		if (p->call_ts > limit || (p->call_ts == limit && p->seq > c->seq))
 			break;
 		if (p == c)
 			continue;
-		if (!p->open && !(skew > 0 && p->ret_ts >= nest_sub(n->now, skew)))
+		if (!p->open && !(skew > 0 && p->ret_ts >= nest_sub(n->phase.now, skew)))
 			continue;
-		if (nc == n->capcand) {
-			n->capcand = n->capcand ? 2 * n->capcand : 64;
-			n->cand = bb_xrealloc(n->cand, n->capcand * sizeof(*n->cand));
+		if (nc == n->calls.capcand) {
+			n->calls.capcand = n->calls.capcand ? 2 * n->calls.capcand : 64;
+			n->calls.cand =
+			    bb_xrealloc(n->calls.cand, n->calls.capcand * sizeof(*n->calls.cand));
 		}
-		n->cand[nc++] = p;
+		n->calls.cand[nc++] = p;
 	}
 	return nc;
 }
@@ -513,9 +516,9 @@ static size_t candidates_into(struct bb_nest *n, struct call *c, uint32_t node, 
  * and takes none from pass 2 on (nest_alias_roots). */
 static int alias_edge(struct bb_nest *n, const struct call *c)
 {
-	if (!n->alias || c->from >= n->ninto || n->into[c->from].svc == BB_NONE)
+	if (!n->cfg.alias || c->from >= n->nodes.ninto || n->nodes.into[c->from].svc == BB_NONE)
 		return 0;
-	if (n->pass == 1)
+	if (n->phase.pass == 1)
 		return 1;
 	struct pairc *e = nest_pairc(n, c->from, c->to, 0);
 	return !(e && e->al_root);
@@ -532,19 +535,20 @@ static size_t candidates(struct bb_nest *n, struct call *c)
 	if (!alias_edge(n, c))
 		return nc;
 	size_t direct = nc;
-	for (uint32_t s = n->into[c->from].svc; s != BB_NONE; s = n->into[s].svc_next)
+	for (uint32_t s = n->nodes.into[c->from].svc; s != BB_NONE; s = n->nodes.into[s].svc_next)
 		nc = candidates_into(n, c, s, nc);
-	if (n->pass == 1) {
+	if (n->phase.pass == 1) {
 		struct pairc *e = nest_pairc(n, c->from, c->to, 1);
 		e->al_n++;
 		e->al_has += nc > 0;
 	}
 	/* back in call order (the earliest wins ties) */
 	for (size_t i = direct ? direct : 1; i < nc; i++)
-		for (size_t j = i; j > 0 && n->cand[j]->seq < n->cand[j - 1]->seq; j--) {
-			struct call *t = n->cand[j];
-			n->cand[j] = n->cand[j - 1];
-			n->cand[j - 1] = t;
+		for (size_t j = i; j > 0 && n->calls.cand[j]->seq < n->calls.cand[j - 1]->seq;
+		     j--) {
+			struct call *t = n->calls.cand[j];
+			n->calls.cand[j] = n->calls.cand[j - 1];
+			n->calls.cand[j - 1] = t;
 		}
 	return nc;
 }
@@ -553,8 +557,8 @@ static size_t candidates(struct bb_nest *n, struct call *c)
  * starts requests; its calls take no aliased parent. */
 void nest_alias_roots(struct bb_nest *n)
 {
-	for (size_t i = 0; n->alias && i < n->pccap; i++) {
-		struct pairc *e = &n->pc[i];
+	for (size_t i = 0; n->cfg.alias && i < n->board.pccap; i++) {
+		struct pairc *e = &n->board.pc[i];
 		if (e->a != UINT32_MAX && e->al_n &&
 		    (double)e->al_has < NEST_ALIAS_ROOT * (double)e->al_n)
 			e->al_root = 1;
@@ -581,8 +585,8 @@ static struct call *oracle_parent(struct call *c, struct call **cand, size_t nc)
 static struct call *global_parent(struct bb_nest *n, struct call *c, struct call **cand,
                                   size_t nc)
 {
-	uint32_t want = n->gpar[c->ridx];
-	if (n->ramb && (n->ramb[c->ridx] & 1) && !c->pamb) {
+	uint32_t want = n->solve.gpar[c->ridx];
+	if (n->solve.ramb && (n->solve.ramb[c->ridx] & 1) && !c->pamb) {
 		c->pamb = 1;
 		n->st.ambiguous++;
 	}
@@ -609,70 +613,71 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 	if (c->id != c->idbuf)
 		free(c->id);
 	c->id = NULL;
-	if (n->pass == 1)
+	if (n->phase.pass == 1)
 		n->st.call_pairs++;
-	if (n->pass == 1 && n->mode == BB_NEST_INFER &&
-	    (n->p.scoreboard == BB_NEST_SB_CALLER || n->p.reassign || n->p.global ||
-	     n->auto_g)) {
+	if (n->phase.pass == 1 && n->cfg.mode == BB_NEST_INFER &&
+	    (n->cfg.p.scoreboard == BB_NEST_SB_CALLER || n->cfg.p.reassign || n->cfg.p.global ||
+	     n->cfg.auto_g)) {
 		nest_pair_count(n, c->from, c->to);
-		n->into[c->to].ncalls++;
+		n->nodes.into[c->to].ncalls++;
 	}
 
 	size_t nc = candidates(n, c);
-	if (n->mode == BB_NEST_INFER)
-		nc = nest_content_classes(n, c, n->cand, nc);
+	if (n->cfg.mode == BB_NEST_INFER)
+		nc = nest_content_classes(n, c, n->calls.cand, nc);
 	if (nc) {
 		n->st.children++;
 		n->st.candidates += nc;
 	}
-	if (n->pass == 1) {
-		if (n->mode == BB_NEST_INFER && nc)
-			nest_score_child(n, c, n->cand, nc);
-		if (n->mode == BB_NEST_INFER)
-			nest_sure_child(n, c, n->cand, nc);
-	} else if (n->cstage) {
+	if (n->phase.pass == 1) {
+		if (n->cfg.mode == BB_NEST_INFER && nc)
+			nest_score_child(n, c, n->calls.cand, nc);
+		if (n->cfg.mode == BB_NEST_INFER)
+			nest_sure_child(n, c, n->calls.cand, nc);
+	} else if (n->phase.cstage) {
 		nest_content_learn(n, c, nc);
 		nest_content_closed(n, c);
-	} else if (n->rstage) {
+	} else if (n->phase.rstage) {
 		if (nc)
-			nest_score_return(n, c, n->cand, nc);
-	} else if (n->gstage) {
-		if (nc && n->p.bound)
-			nest_bound_collect(n, c, n->cand, nc);
+			nest_score_return(n, c, n->calls.cand, nc);
+	} else if (n->phase.gstage) {
+		if (nc && n->cfg.p.bound)
+			nest_bound_collect(n, c, n->calls.cand, nc);
 		else if (nc)
-			nest_global_collect(n, c, n->cand, nc);
+			nest_global_collect(n, c, n->calls.cand, nc);
 	} else {
 		struct call *parent = NULL;
 		if (nc)
-			parent = n->mode == BB_NEST_ORACLE ? oracle_parent(c, n->cand, nc)
-			         : n->gpar                 ? global_parent(n, c, n->cand, nc)
-			                                   : nest_choose_parent(n, c, n->cand, nc);
-		if (parent && n->sstage)
+			parent = n->cfg.mode == BB_NEST_ORACLE ? oracle_parent(c, n->calls.cand, nc)
+			         : n->solve.gpar ? global_parent(n, c, n->calls.cand, nc)
+			                         : nest_choose_parent(n, c, n->calls.cand, nc);
+		if (parent && n->phase.sstage)
 			nest_seq_context(n, parent, c);
-		if (n->sstage)
+		if (n->phase.sstage)
 			nest_seq_returned(n, c);
 		if (parent && n->inst)
-			c->parent_ambiguous = nest_parent_ambiguous(n, c, n->cand, nc, parent);
+			c->parent_ambiguous =
+			    nest_parent_ambiguous(n, c, n->calls.cand, nc, parent);
 		if (parent) {
 			nest_attach(parent, c);
 			update_max_ret(parent, c->max_ret);
 		} else {
 			n->st.roots++;
 			c->rnext = NULL;
-			if (n->rtail)
-				n->rtail->rnext = c;
+			if (n->calls.rtail)
+				n->calls.rtail->rnext = c;
 			else
-				n->rhead = c;
-			n->rtail = c;
+				n->calls.rhead = c;
+			n->calls.rtail = c;
 		}
 	}
-	if (n->p.skew_window_ns > 0) {
+	if (n->cfg.p.skew_window_ns > 0) {
 		c->cnext = NULL;
-		if (n->ctail)
-			n->ctail->cnext = c;
+		if (n->calls.ctail)
+			n->calls.ctail->cnext = c;
 		else
-			n->chead = c;
-		n->ctail = c;
+			n->calls.chead = c;
+		n->calls.ctail = c;
 	} else {
 		into_unlink(n, c);
 		if (scoring(n))
@@ -686,13 +691,13 @@ static void on_ret(struct bb_nest *n, const struct bb_reader *r, const struct bb
 	uint32_t caller = node_of(n, r, rec->receiver);
 	uint32_t callee = node_of(n, r, rec->sender);
 	struct call *c = take_open(n, caller, callee, rec->id_str, rec->id_len);
-	if (n->pass == 1) {
+	if (n->phase.pass == 1) {
 		rec_push(n, rec->ts_ns, REC_RET, 0, c ? c->ridx : BB_NONE);
-		if (c && n->rret && c->ridx != BB_NONE)
-			n->rret[c->ridx] = rec->ts_ns;
+		if (c && n->recs.rret && c->ridx != BB_NONE)
+			n->recs.rret[c->ridx] = rec->ts_ns;
 	}
 	if (!c) {
-		if (n->pass == 1)
+		if (n->phase.pass == 1)
 			n->st.unmatched_returns++;
 		return;
 	}
@@ -706,17 +711,17 @@ static void discard(struct bb_nest *n);
 /* The end of a pass: what is still open never returned. */
 static void finish(struct bb_nest *n)
 {
-	n->now = INT64_MAX;
-	int64_t skew = n->p.skew_window_ns;
+	n->phase.now = INT64_MAX;
+	int64_t skew = n->cfg.p.skew_window_ns;
 	/* flush everything: -1 also releases calls that return at INT64_MAX */
-	n->p.skew_window_ns = -1;
+	n->cfg.p.skew_window_ns = -1;
 	advance(n);
-	n->p.skew_window_ns = skew;
-	if (n->pass == 1) {
-		while (n->ghead)
-			drop_open(n, n->ghead, 0);
-		if (n->nskip)
-			qsort(n->skip, n->nskip, sizeof(*n->skip), cmp_u64);
+	n->cfg.p.skew_window_ns = skew;
+	if (n->phase.pass == 1) {
+		while (n->calls.ghead)
+			drop_open(n, n->calls.ghead, 0);
+		if (n->calls.nskip)
+			qsort(n->calls.skip, n->calls.nskip, sizeof(*n->calls.skip), cmp_u64);
 	} else {
 		discard(n);
 	}
@@ -727,37 +732,95 @@ static void finish(struct bb_nest *n)
  * reachable from the pending roots and the open calls. */
 static void discard(struct bb_nest *n)
 {
-	while (n->chead) {
-		struct call *c = n->chead;
-		n->chead = c->cnext;
+	while (n->calls.chead) {
+		struct call *c = n->calls.chead;
+		n->calls.chead = c->cnext;
 		c->cnext = NULL;
 		into_unlink(n, c);
 		if (scoring(n))
 			call_free(n, c);
 	}
-	n->ctail = NULL;
-	while (n->rhead) {
-		struct call *c = n->rhead;
-		n->rhead = c->rnext;
+	n->calls.ctail = NULL;
+	while (n->calls.rhead) {
+		struct call *c = n->calls.rhead;
+		n->calls.rhead = c->rnext;
 		free_tree(n, c);
 	}
-	n->rtail = NULL;
-	while (n->ghead) {
-		struct call *c = n->ghead;
-		if (!n->replay)
+	n->calls.rtail = NULL;
+	while (n->calls.ghead) {
+		struct call *c = n->calls.ghead;
+		if (!n->phase.replay)
 			htab_remove(n, c);
 		open_unlink(n, c);
 		n->st.orphans += free_tree(n, c) - 1;
 	}
 }
 
-void nest_reset_calls(struct bb_nest *n)
+/* Frees the open-call table, the scratch and the free calls (the passes
+ * free the others: discard). */
+void nest_calls_free(struct nest_calls *cs)
 {
-	while (n->freelist) {
-		struct call *c = n->freelist;
-		n->freelist = c->hnext;
+	while (cs->freelist) {
+		struct call *c = cs->freelist;
+		cs->freelist = c->hnext;
 		free(c);
 	}
+	free(cs->htab);
+	free(cs->skip);
+	free(cs->cand);
+	free(cs->ccls);
+	free(cs->cscore);
+	memset(cs, 0, sizeof(*cs));
+}
+
+void nest_nodes_init(struct nest_nodes *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->names = bb_intern_new();
+}
+
+void nest_nodes_free(struct nest_nodes *d)
+{
+	bb_intern_free(d->names);
+	free(d->rmap);
+	free(d->into);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Frees the records; with keep_reqs the req= labels stay, for the patterns
+ * that carry them. The budget stays. */
+void nest_recs_free(struct nest_recs *r, int keep_reqs)
+{
+	free(r->rec);
+	free(r->rpath);
+	free(r->rret);
+	free(r->rreq);
+	bb_intern_free(r->paths);
+	if (!keep_reqs) {
+		bb_intern_free(r->reqs);
+		r->reqs = NULL;
+	}
+	r->rec = NULL;
+	r->rpath = NULL;
+	r->rret = NULL;
+	r->rreq = NULL;
+	r->paths = NULL;
+	r->nrec = r->caprec = 0;
+}
+
+/* Samples the heap in use (glibc's mallinfo2: arena bytes in use plus
+ * mmapped blocks), keeping the largest: the paper's "data space allocated".
+ * It is process-wide, so it counts the reader and output too. */
+static void heap_sample(struct bb_nest *n)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+	struct mallinfo2 mi = mallinfo2();
+	size_t used = mi.uordblks + mi.hblkhd;
+	if (used > n->phase.heap_peak)
+		n->phase.heap_peak = used;
+#else
+	(void)n;
+#endif
 }
 
 int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err)
@@ -765,55 +828,54 @@ int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err)
 	struct bb_rec rec;
 	int rc;
 	uint64_t k = 0;
-	n->seq = 0;
-	n->now = INT64_MIN;
-	n->nrmap = 0;
-	free(n->rmap);
-	n->rmap = NULL;
-	if (n->pass == 2) {
+	n->phase.seq = 0;
+	n->phase.now = INT64_MIN;
+	n->nodes.nrmap = 0;
+	free(n->nodes.rmap);
+	n->nodes.rmap = NULL;
+	if (n->phase.pass == 2) {
 		n->st.children = 0;
 		n->st.candidates = 0;
 	}
-	if (n->pass == 1)
+	if (n->phase.pass == 1)
 		for (size_t i = 0; i < bb_reader_nmeta(r); i++)
 			if (strncmp(bb_reader_meta(r, i), "naming servers=", 15) == 0 &&
 			    strcmp(bb_reader_meta(r, i) + 15, "hosts") != 0)
-				n->alias = 1;
+				n->cfg.alias = 1;
 	while ((rc = bb_reader_next(r, &rec, err)) > 0) {
-		if ((++k & 0xffff) == 0 && n->progress)
-			n->progress(n->progress_ctx, n->pass, k);
-		if (rec.ts_ns > n->now) {
-			n->now = rec.ts_ns;
+		if ((++k & 0xffff) == 0 && n->phase.progress)
+			n->phase.progress(n->phase.progress_ctx, n->phase.pass, k);
+		if (rec.ts_ns > n->phase.now) {
+			n->phase.now = rec.ts_ns;
 			advance(n);
 		}
-		if (n->pass == 1) {
+		if (n->phase.pass == 1) {
 			if (n->st.messages++ == 0)
 				n->st.first_ns = rec.ts_ns;
-			n->st.last_ns = n->now;
+			n->st.last_ns = n->phase.now;
 		}
 		if (rec.op == BB_CALL) {
-			n->st.calls += n->pass == 1;
+			n->st.calls += n->phase.pass == 1;
 			on_call(n, r, &rec);
 		} else if (rec.op == BB_RET) {
-			n->st.returns += n->pass == 1;
+			n->st.returns += n->phase.pass == 1;
 			on_ret(n, r, &rec);
-		} else if (n->pass == 1) {
+		} else if (n->phase.pass == 1) {
 			rec_push(n, rec.ts_ns, REC_MSG, 0, 0);
 		}
 		if ((k & 0xffff) == 0) {
-			nest_heap_sample(n);
-			nest_map_release(n, rec.line);
+			heap_sample(n);
 		}
 	}
 	if (rc < 0) {
 		discard(n); /* the run is void, but frees cleanly */
 		return rc;
 	}
-	nest_heap_sample(n);
+	heap_sample(n);
 	finish(n);
 	struct bb_reader_stats rs;
 	bb_reader_stats(r, &rs);
-	if (n->pass == 1)
+	if (n->phase.pass == 1)
 		n->st.skipped = rs.skipped;
 	return 0;
 }
@@ -824,21 +886,21 @@ int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err)
  * be replayed again (--return-score replays them twice). */
 void nest_replay(struct bb_nest *n)
 {
-	n->seq = 0;
-	n->now = INT64_MIN;
+	n->phase.seq = 0;
+	n->phase.now = INT64_MIN;
 	n->st.children = 0;
 	n->st.candidates = 0;
 	n->st.roots = 0;
 	n->st.orphans = 0;
-	n->replay = 1;
+	n->phase.replay = 1;
 	n->st.replayed = 1;
-	for (size_t i = 0; i < n->nrec; i++) {
-		struct mrec *m = &n->rec[i];
-		if (((i + 1) & 0xffff) == 0 && n->progress)
-			n->progress(n->progress_ctx, 2, i + 1);
+	for (size_t i = 0; i < n->recs.nrec; i++) {
+		struct mrec *m = &n->recs.rec[i];
+		if (((i + 1) & 0xffff) == 0 && n->phase.progress)
+			n->phase.progress(n->phase.progress_ctx, 2, i + 1);
 		int64_t ts = m->u.ts;
-		if (ts > n->now) {
-			n->now = ts;
+		if (ts > n->phase.now) {
+			n->phase.now = ts;
 			advance(n);
 		}
 		uint32_t op = m->op_from >> 30;
@@ -846,41 +908,42 @@ void nest_replay(struct bb_nest *n)
 			struct call *c = call_new(n);
 			c->call_ts = ts;
 			c->ret_ts = BB_NO_TIME;
-			c->seq = n->seq++;
+			c->seq = n->phase.seq++;
 			c->from = m->op_from & REC_NODE_MAX;
 			c->to = m->arg;
 			c->ridx = (uint32_t)i;
-			c->req = n->rreq ? n->rreq[i] : BB_NONE;
+			c->req = n->recs.rreq ? n->recs.rreq[i] : BB_NONE;
 			if (n->inst)
 				nest_inst_on_replay(n, c);
-			if (n->rret)
-				c->end_ts = n->rret[i];
-			if (n->ramb && !n->gstage)
-				c->palt = n->ramb[i] >> 1 & 1;
-			if (n->mode == BB_NEST_ORACLE) {
-				if (n->rpath[i] != BB_NONE) {
-					c->path = (char *)(uintptr_t)bb_intern_str(n->paths, n->rpath[i]);
+			if (n->recs.rret)
+				c->end_ts = n->recs.rret[i];
+			if (n->solve.ramb && !n->phase.gstage)
+				c->palt = n->solve.ramb[i] >> 1 & 1;
+			if (n->cfg.mode == BB_NEST_ORACLE) {
+				if (n->recs.rpath[i] != BB_NONE) {
+					c->path = (char *)(uintptr_t)bb_intern_str(
+					    n->recs.paths, n->recs.rpath[i]);
 					c->path_borrowed = 1;
 				} else {
 					n->st.no_path++;
 				}
 			}
 			c->open = 1;
-			c->gprev = n->gtail;
-			if (n->gtail)
-				n->gtail->gnext = c;
+			c->gprev = n->calls.gtail;
+			if (n->calls.gtail)
+				n->calls.gtail->gnext = c;
 			else
-				n->ghead = c;
-			n->gtail = c;
+				n->calls.ghead = c;
+			n->calls.gtail = c;
 			into_link(n, c);
 			m->u.c = c;
 		} else if (op == REC_RET && m->arg != BB_NONE) {
-			struct call *c = n->rec[m->arg].u.c;
-			n->rec[m->arg].u.ts = c->call_ts; /* the records stay replayable */
+			struct call *c = n->recs.rec[m->arg].u.c;
+			n->recs.rec[m->arg].u.ts = c->call_ts; /* the records stay replayable */
 			on_close(n, c, ts);
 		}
 	}
-	nest_heap_sample(n);
+	heap_sample(n);
 	finish(n);
-	n->replay = 0;
+	n->phase.replay = 0;
 }

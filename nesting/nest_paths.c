@@ -22,13 +22,13 @@ void nest_attach(struct call *parent, struct call *child)
 
 static void kput(struct bb_nest *n, const char *s, size_t len)
 {
-	if (n->klen + len + 1 > n->kcap) {
-		n->kcap = 2 * (n->klen + len + 1) + 64;
-		n->kbuf = bb_xrealloc(n->kbuf, n->kcap);
+	if (n->pats.klen + len + 1 > n->pats.kcap) {
+		n->pats.kcap = 2 * (n->pats.klen + len + 1) + 64;
+		n->pats.kbuf = bb_xrealloc(n->pats.kbuf, n->pats.kcap);
 	}
-	memcpy(n->kbuf + n->klen, s, len);
-	n->klen += len;
-	n->kbuf[n->klen] = '\0';
+	memcpy(n->pats.kbuf + n->pats.klen, s, len);
+	n->pats.klen += len;
+	n->pats.kbuf[n->pats.klen] = '\0';
 }
 
 static void kput_u32(struct bb_nest *n, uint32_t v)
@@ -69,9 +69,9 @@ static void shape_of(struct anode *a, const struct call *c)
 static void aggregate(struct bb_nest *n, struct anode *a, const struct call *c,
                       const struct call *parent)
 {
-	nest_hist_add(&a->lat, &n->bins, nest_sub(c->ret_ts, c->call_ts));
+	nest_hist_add(&a->lat, &n->cfg.bins, nest_sub(c->ret_ts, c->call_ts));
 	if (parent)
-		nest_hist_add(&a->delay, &n->bins, nest_sub(c->call_ts, parent->call_ts));
+		nest_hist_add(&a->delay, &n->cfg.bins, nest_sub(c->call_ts, parent->call_ts));
 	uint32_t i = 0;
 	for (const struct call *ch = c->child; ch; ch = ch->sibling)
 		aggregate(n, &a->children[i++], ch, c);
@@ -94,21 +94,23 @@ static int tree_flags(const struct call *c, int *exact)
 
 /* CreatePathNode and the T_paths update of figure 4 for one complete root:
  * the pattern is the caller of the root call with one child, the callee. The
- * first call's own delay is not defined (the root is where the path starts). */
-void nest_add_instance(struct bb_nest *n, struct call *root)
+ * first call's own delay is not defined (the root is where the path starts).
+ * Returns the pattern's index. */
+uint32_t nest_add_instance(struct bb_nest *n, struct call *root)
 {
-	n->klen = 0;
+	n->pats.klen = 0;
 	kput_u32(n, root->from);
 	kput(n, "(", 1);
 	key_of(n, root);
 	kput(n, ")", 1);
-	uint32_t k = bb_intern_add(n->keys, n->kbuf, n->klen);
-	if (k == n->npat) {
-		if (n->npat == n->cappat) {
-			n->cappat = n->cappat ? 2 * n->cappat : 64;
-			n->pat = bb_xrealloc(n->pat, n->cappat * sizeof(*n->pat));
+	uint32_t k = bb_intern_add(n->pats.keys, n->pats.kbuf, n->pats.klen);
+	if (k == n->pats.npat) {
+		if (n->pats.npat == n->pats.cappat) {
+			n->pats.cappat = n->pats.cappat ? 2 * n->pats.cappat : 64;
+			n->pats.pat =
+			    bb_xrealloc(n->pats.pat, n->pats.cappat * sizeof(*n->pats.pat));
 		}
-		struct pattern *p = &n->pat[n->npat++];
+		struct pattern *p = &n->pats.pat[n->pats.npat++];
 		memset(p, 0, sizeof(*p));
 		p->key = k;
 		p->root.name = root->from;
@@ -116,9 +118,9 @@ void nest_add_instance(struct bb_nest *n, struct call *root)
 		p->root.children = bb_xcalloc(1, sizeof(*p->root.children));
 		shape_of(&p->root.children[0], root);
 		p->req = root->req;
-		n->st.patterns = n->npat;
+		n->st.patterns = n->pats.npat;
 	}
-	struct pattern *p = &n->pat[k];
+	struct pattern *p = &n->pats.pat[k];
 	int64_t lat = nest_sub(root->ret_ts, root->call_ts);
 	p->count++;
 	if (root->req != p->req)
@@ -130,10 +132,9 @@ void nest_add_instance(struct bb_nest *n, struct call *root)
 	}
 	p->exact += exact;
 	p->root_lat_sum += (double)lat;
-	nest_hist_add(&p->root.lat, &n->bins, lat);
+	nest_hist_add(&p->root.lat, &n->cfg.bins, lat);
 	aggregate(n, &p->root.children[0], root, NULL);
-	if (n->inst)
-		nest_inst_emit(n, root, k);
+	return k;
 }
 
 static void anode_free(struct anode *a)
@@ -145,19 +146,26 @@ static void anode_free(struct anode *a)
 	nest_hist_free(&a->delay);
 }
 
-void nest_patterns_free(struct bb_nest *n)
+void nest_pats_init(struct nest_pats *ps)
 {
-	for (size_t i = 0; i < n->npat; i++)
-		anode_free(&n->pat[i].root);
-	free(n->pat);
-	n->pat = NULL;
-	n->npat = n->cappat = 0;
+	memset(ps, 0, sizeof(*ps));
+	ps->keys = bb_intern_new();
+}
+
+void nest_pats_free(struct nest_pats *ps)
+{
+	for (size_t i = 0; i < ps->npat; i++)
+		anode_free(&ps->pat[i].root);
+	free(ps->pat);
+	free(ps->kbuf);
+	bb_intern_free(ps->keys);
+	memset(ps, 0, sizeof(*ps));
 }
 
 static void text_of(const struct bb_nest *n, const struct anode *a, char **buf, size_t *len,
                     size_t *cap)
 {
-	const char *name = bb_intern_str(n->names, a->name);
+	const char *name = bb_intern_str(n->nodes.names, a->name);
 	size_t nl = strlen(name);
 	if (*len + nl + 4 > *cap) {
 		*cap = 2 * (*len + nl + 4);
@@ -192,51 +200,60 @@ char *nest_pattern_text(const struct bb_nest *n, const struct pattern *p)
 
 char *bb_nest_pattern_key(const struct bb_nest *n, size_t i)
 {
-	if (!n->order || i >= n->norder)
+	if (!n->ex.order || i >= n->ex.norder)
 		return NULL;
-	return nest_pattern_text(n, &n->pat[n->order[i]]);
+	return nest_pattern_text(n, &n->pats.pat[n->ex.order[i]]);
 }
 
 /* ---- export ----------------------------------------------------------------- */
 
 static void *ealloc(struct bb_nest *n, size_t size)
 {
-	if (n->nallocs == n->capallocs) {
-		n->capallocs = n->capallocs ? 2 * n->capallocs : 64;
-		n->allocs = bb_xrealloc(n->allocs, n->capallocs * sizeof(*n->allocs));
+	if (n->ex.nallocs == n->ex.capallocs) {
+		n->ex.capallocs = n->ex.capallocs ? 2 * n->ex.capallocs : 64;
+		n->ex.allocs = bb_xrealloc(n->ex.allocs, n->ex.capallocs * sizeof(*n->ex.allocs));
 	}
 	void *p = bb_xcalloc(1, size ? size : 1);
-	n->allocs[n->nallocs++] = p;
+	n->ex.allocs[n->ex.nallocs++] = p;
 	return p;
 }
 
-void nest_export_free(struct bb_nest *n)
+/* Frees the patterns' export, not its params and stats. */
+static void export_reset(struct nest_export *ex)
 {
-	for (size_t i = 0; i < n->nallocs; i++)
-		free(n->allocs[i]);
-	free(n->allocs);
-	n->allocs = NULL;
-	n->nallocs = n->capallocs = 0;
-	free(n->order);
-	n->order = NULL;
-	n->norder = 0;
-	n->vpat = NULL;
+	for (size_t i = 0; i < ex->nallocs; i++)
+		free(ex->allocs[i]);
+	free(ex->allocs);
+	ex->allocs = NULL;
+	ex->nallocs = ex->capallocs = 0;
+	free(ex->order);
+	ex->order = NULL;
+	ex->norder = 0;
+	ex->vpat = NULL;
+}
+
+void nest_export_free(struct nest_export *ex)
+{
+	export_reset(ex);
+	bb_vval_free(ex->params);
+	bb_vval_free(ex->stats);
+	memset(ex, 0, sizeof(*ex));
 }
 
 static void export_stat(struct bb_nest *n, struct bb_vstat *s, const struct nest_hist *h)
 {
 	s->n = h->n;
 	s->mean = h->n ? h->sum / (double)h->n : 0;
-	s->p50 = nest_hist_quantile(h, &n->bins, 0.50);
-	s->p90 = nest_hist_quantile(h, &n->bins, 0.90);
-	s->p99 = nest_hist_quantile(h, &n->bins, 0.99);
+	s->p50 = nest_hist_quantile(h, &n->cfg.bins, 0.50);
+	s->p90 = nest_hist_quantile(h, &n->cfg.bins, 0.90);
+	s->p99 = nest_hist_quantile(h, &n->cfg.bins, 0.99);
 	s->max = h->n ? h->max : 0;
 	s->nbins = 0;
 	s->bins = NULL;
-	if (n->p.bins_in_output && h->nb) {
+	if (n->cfg.p.bins_in_output && h->nb) {
 		struct bb_vbin *b = ealloc(n, h->nb * sizeof(*b));
 		for (uint32_t i = 0; i < h->nb; i++) {
-			nest_bin_range(&n->bins, h->b[i].bin, &b[i].lo_ns, &b[i].hi_ns);
+			nest_bin_range(&n->cfg.bins, h->b[i].bin, &b[i].lo_ns, &b[i].hi_ns);
 			b[i].count = h->b[i].count;
 		}
 		s->nbins = h->nb;
@@ -246,7 +263,7 @@ static void export_stat(struct bb_nest *n, struct bb_vstat *s, const struct nest
 
 static void export_node(struct bb_nest *n, struct bb_vnode *v, const struct anode *a)
 {
-	v->name = bb_intern_str(n->names, a->name);
+	v->name = bb_intern_str(n->nodes.names, a->name);
 	export_stat(n, &v->latency, &a->lat);
 	export_stat(n, &v->call_delay, &a->delay);
 	v->nchildren = a->nchildren;
@@ -292,10 +309,10 @@ static int root_edge_cmp(const void *x, const void *y)
  * could have been any of them. Returns new (caller frees). */
 static uint64_t *unclear_elsewhere(const struct bb_nest *n)
 {
-	size_t np = n->npat;
+	size_t np = n->pats.npat;
 	struct root_edge *r = bb_xmalloc((np ? np : 1) * sizeof(*r));
 	for (size_t i = 0; i < np; i++) {
-		const struct anode *a = &n->pat[i].root;
+		const struct anode *a = &n->pats.pat[i].root;
 		r[i].edge = (uint64_t)a->name << 32 | a->children[0].name;
 		r[i].idx = i;
 	}
@@ -304,9 +321,9 @@ static uint64_t *unclear_elsewhere(const struct bb_nest *n)
 	for (size_t i = 0, j; i < np; i = j) {
 		uint64_t sum = 0;
 		for (j = i; j < np && r[j].edge == r[i].edge; j++)
-			sum += n->pat[r[j].idx].ambiguous;
+			sum += n->pats.pat[r[j].idx].ambiguous;
 		for (size_t k = i; k < j; k++)
-			out[r[k].idx] = sum - n->pat[r[k].idx].ambiguous;
+			out[r[k].idx] = sum - n->pats.pat[r[k].idx].ambiguous;
 	}
 	free(r);
 	return out;
@@ -315,40 +332,41 @@ static uint64_t *unclear_elsewhere(const struct bb_nest *n)
 /* Ranks, prunes and converts the patterns into viz's model. */
 void nest_export(struct bb_nest *n)
 {
-	nest_export_free(n);
-	struct rank_key *rk = bb_xmalloc((n->npat ? n->npat : 1) * sizeof(*rk));
+	export_reset(&n->ex);
+	struct rank_key *rk = bb_xmalloc((n->pats.npat ? n->pats.npat : 1) * sizeof(*rk));
 	size_t k = 0;
-	for (size_t i = 0; i < n->npat; i++)
-		if (n->pat[i].count >= n->p.min_count)
-			rk[k++] = (struct rank_key){n->pat[i].root_lat_sum, n->pat[i].count,
-			                            bb_intern_str(n->keys, n->pat[i].key), i,
-			                            n->p.rank == BB_NEST_RANK_LATENCY};
+	for (size_t i = 0; i < n->pats.npat; i++)
+		if (n->pats.pat[i].count >= n->cfg.p.min_count)
+			rk[k++] =
+			    (struct rank_key){n->pats.pat[i].root_lat_sum, n->pats.pat[i].count,
+			                      bb_intern_str(n->pats.keys, n->pats.pat[i].key), i,
+			                      n->cfg.p.rank == BB_NEST_RANK_LATENCY};
 	qsort(rk, k, sizeof(*rk), rank_cmp);
-	n->order = bb_xmalloc((k ? k : 1) * sizeof(*n->order));
+	n->ex.order = bb_xmalloc((k ? k : 1) * sizeof(*n->ex.order));
 	for (size_t i = 0; i < k; i++)
-		n->order[i] = rk[i].idx;
+		n->ex.order[i] = rk[i].idx;
 	free(rk);
-	if (n->p.top && k > n->p.top)
-		k = n->p.top;
-	n->norder = k;
-	n->vpat = ealloc(n, k * sizeof(*n->vpat));
+	if (n->cfg.p.top && k > n->cfg.p.top)
+		k = n->cfg.p.top;
+	n->ex.norder = k;
+	n->ex.vpat = ealloc(n, k * sizeof(*n->ex.vpat));
 	uint64_t *other = unclear_elsewhere(n);
 	for (size_t i = 0; i < k; i++) {
-		const struct pattern *p = &n->pat[n->order[i]];
-		struct bb_vpattern *v = &n->vpat[i];
+		const struct pattern *p = &n->pats.pat[n->ex.order[i]];
+		struct bb_vpattern *v = &n->ex.vpat[i];
 		v->rank = (unsigned)(i + 1);
 		v->count = p->count;
 		v->count_lo = p->count - p->ambiguous;
-		v->count_hi = p->count + other[n->order[i]];
+		v->count_hi = p->count + other[n->ex.order[i]];
 		v->exact = p->exact;
 		/* the root call's label: "(mixed)" when its instances differ */
-		v->root.req = p->req_mixed          ? "(mixed)"
-		              : p->req != BB_NONE ? bb_intern_str(n->reqs, p->req)
+		v->root.req = p->req_mixed        ? "(mixed)"
+		              : p->req != BB_NONE ? bb_intern_str(n->recs.reqs, p->req)
 		                                  : NULL;
 		v->total_latency_ns = llround(p->root_lat_sum);
 		export_node(n, &v->root, &p->root);
 	}
 	free(other);
-	n->out.n = k;
-	n->out.v = n->vpat;
+	n->ex.out.n = k;
+	n->ex.out.v = n->ex.vpat;
 }

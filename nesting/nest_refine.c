@@ -141,7 +141,7 @@ static uint32_t kind_of(struct bb_nest *n, struct refine *r, uint32_t a, uint32_
 		struct pairc *e = nest_pairc(n, a, b, 0);
 		k->ncalls = e ? e->n : 0;
 	} else {
-		k->ncalls = b < n->ninto ? n->into[b].ncalls : 0;
+		k->ncalls = b < n->nodes.ninto ? n->nodes.into[b].ncalls : 0;
 	}
 	k->nonempty = 0;
 	return (uint32_t)r->nkind++;
@@ -398,8 +398,8 @@ static size_t sweep(struct nest_global *g, struct refine *r, uint32_t *asg)
  * children linked to theirs. */
 static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 {
-	struct nest_global *g = &n->glob;
-	r->pidx = bb_xcalloc(n->nrec ? n->nrec : 1, sizeof(*r->pidx));
+	struct nest_global *g = &n->solve.glob;
+	r->pidx = bb_xcalloc(n->recs.nrec ? n->recs.nrec : 1, sizeof(*r->pidx));
 	r->next = bb_xmalloc((g->nch + 1) * sizeof(*r->next));
 	r->seen = bb_xcalloc(g->nch + 1, sizeof(*r->seen));
 	size_t cappar = 1024;
@@ -413,7 +413,7 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 			r->par = bb_xrealloc(r->par, cappar * sizeof(*r->par));
 		}
 		struct rparent *x = &r->par[r->npar];
-		uint32_t a = n->rec[par].op_from & REC_NODE_MAX, b = n->rec[par].arg;
+		uint32_t a = n->recs.rec[par].op_from & REC_NODE_MAX, b = n->recs.rec[par].arg;
 		x->k_ab = kind_of(n, r, a, b);
 		x->k_b = kind_of(n, r, NEST_ANY, b);
 		x->kind = x->k_b;
@@ -429,12 +429,12 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 		r->par[p].seq = seq_key(g, r, &r->par[p], BB_NONE, BB_NONE);
 }
 
-/* Improves asg (per child of n->glob, its entry; the entries' w the flow's
+/* Improves asg (per child of n->solve.glob, its entry; the entries' w the flow's
  * costs) by the sequences of callees each kind of call makes; returns the
  * changes made. */
 uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 {
-	struct nest_global *g = &n->glob;
+	struct nest_global *g = &n->solve.glob;
 	struct refine r = {0};
 	build(n, &r, asg);
 	if (!getenv("BBX_NOSPLIT")) split_kinds(&r);

@@ -4,11 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "nesting/nest_int.h"
 
@@ -74,91 +69,81 @@ int bb_nest_params_check(const struct bb_nest_params *p, struct bb_err *err)
 /* Fills a zeroed n from its params and mode. */
 static void nest_init(struct bb_nest *n)
 {
-	if (n->p.scoreboard == BB_NEST_SB_AUTO)
-		n->p.scoreboard = n->p.skew_window_ns > 0 ? BB_NEST_SB_PAPER : BB_NEST_SB_EDGE;
+	if (n->cfg.p.scoreboard == BB_NEST_SB_AUTO)
+		n->cfg.p.scoreboard =
+		    n->cfg.p.skew_window_ns > 0 ? BB_NEST_SB_PAPER : BB_NEST_SB_EDGE;
 	/* the timing-only bound sees times alone */
-	if (n->p.bound)
-		n->p.content = 0;
+	if (n->cfg.p.bound)
+		n->cfg.p.content = 0;
 	/* The oracle matches parents by path id, so a wide window cannot pair the
 	 * wrong calls; it only keeps clock skew from breaking the true trees. */
-	if (n->mode == BB_NEST_ORACLE && n->p.skew_window_ns < BB_NEST_ORACLE_WINDOW_NS)
-		n->p.skew_window_ns = BB_NEST_ORACLE_WINDOW_NS;
-	nest_bins_init(&n->bins, n->p.bin_min_ns, n->p.bin_max_ns, n->p.bin_base);
-	nest_bin_weights(n);
+	if (n->cfg.mode == BB_NEST_ORACLE && n->cfg.p.skew_window_ns < BB_NEST_ORACLE_WINDOW_NS)
+		n->cfg.p.skew_window_ns = BB_NEST_ORACLE_WINDOW_NS;
+	nest_bins_init(&n->cfg.bins, n->cfg.p.bin_min_ns, n->cfg.p.bin_max_ns, n->cfg.p.bin_base);
+	nest_bin_weights(n); /* the scoreboard's factors */
 	nest_penalty_tables(n);
-	n->names = bb_intern_new();
-	n->keys = bb_intern_new();
+	nest_nodes_init(&n->nodes);
+	nest_pats_init(&n->pats);
 }
 
-/* Frees everything n holds, but not n. */
-static void nest_clear(struct bb_nest *n)
+/* The parents --global chose, and its ambiguity marks. */
+static void solve_drop_choices(struct nest_solve *sv)
 {
-	nest_export_free(n);
-	bb_vval_free(n->params);
-	bb_vval_free(n->stats);
-	nest_patterns_free(n);
-	nest_reset_calls(n);
-	nest_bins_free(&n->bins);
-	for (size_t i = 0; i < n->ntri; i++)
-		free(n->tri[i].h);
-	free(n->tri);
-	free(n->tidx);
-	free(n->rec);
-	free(n->rpath);
-	free(n->rret);
-	free(n->rreq);
-	free(n->gpar);
-	free(n->ramb);
-	free(n->ccls);
-	free(n->cscore);
-	nest_content_free(n);
-	nest_seq_free(n);
+	free(sv->gpar);
+	free(sv->ramb);
+	sv->gpar = NULL;
+	sv->ramb = NULL;
+}
+
+/* The choices of all parents at once. */
+static void solve_free(struct bb_nest *n)
+{
 	nest_global_free(n);
 	nest_bound_free(n);
-	bb_intern_free(n->reqs);
-	nest_rsb_free(n);
-	bb_intern_free(n->paths);
-	free(n->binw);
-	free(n->pc);
-	free(n->htab);
-	free(n->into);
-	free(n->rmap);
-	free(n->skip);
-	free(n->cand);
-	free(n->kbuf);
-	bb_intern_free(n->names);
-	bb_intern_free(n->keys);
+	solve_drop_choices(&n->solve);
+}
+
+/* Frees everything n holds, but not n: part by part. */
+static void nest_clear(struct bb_nest *n)
+{
+	nest_export_free(&n->ex);
+	nest_pats_free(&n->pats);
+	nest_calls_free(&n->calls);
+	nest_nodes_free(&n->nodes);
+	nest_recs_free(&n->recs, 0);
+	nest_content_free(n);
+	nest_seq_free(n);
+	solve_free(n);
+	nest_board_free(&n->board);
+	nest_bins_free(&n->cfg.bins);
 }
 
 struct bb_nest *bb_nest_new(const struct bb_nest_params *p, enum bb_nest_mode mode)
 {
 	struct bb_nest *n = bb_xcalloc(1, sizeof(*n));
-	n->p = *p;
-	n->mode = mode;
+	n->cfg.p = *p;
+	n->cfg.mode = mode;
 	nest_init(n);
 	return n;
 }
 
 /* Back to the state of bb_nest_new, for a fresh pass 1; keeps the progress
- * callback, the map and the heap peak. */
+ * callback, the instances wanted and the heap peak. */
 static void nest_restart(struct bb_nest *n)
 {
 	struct bb_nest keep = *n;
 	nest_clear(n);
 	memset(n, 0, sizeof(*n));
-	n->p = keep.p;
-	n->mode = keep.mode;
-	n->auto_rs = keep.auto_rs;
-	n->auto_g = keep.auto_g;
-	n->progress = keep.progress;
-	n->progress_ctx = keep.progress_ctx;
+	n->cfg.p = keep.cfg.p;
+	n->cfg.mode = keep.cfg.mode;
+	n->cfg.auto_rs = keep.cfg.auto_rs;
+	n->cfg.auto_g = keep.cfg.auto_g;
+	n->phase.progress = keep.phase.progress;
+	n->phase.progress_ctx = keep.phase.progress_ctx;
 	n->inst = keep.inst;
 	nest_inst_restart(n->inst);
-	n->map = keep.map;
-	n->map_len = keep.map_len;
-	n->map_line = 1;
-	n->heap_peak = keep.heap_peak;
-	n->rec_max = keep.rec_max;
+	n->phase.heap_peak = keep.phase.heap_peak;
+	n->recs.rec_max = keep.recs.rec_max;
 	nest_init(n);
 }
 
@@ -173,343 +158,229 @@ void bb_nest_free(struct bb_nest *n)
 
 void bb_nest_set_progress(struct bb_nest *n, bb_nest_progress_fn fn, void *ctx)
 {
-	n->progress = fn;
-	n->progress_ctx = ctx;
+	n->phase.progress = fn;
+	n->phase.progress_ctx = ctx;
 }
 
-/* Samples the heap in use (glibc's mallinfo2: arena bytes in use plus
- * mmapped blocks), keeping the largest: the paper's "data space allocated".
- * It is process-wide, so it counts the reader and output too. */
-void nest_heap_sample(struct bb_nest *n)
+/* One pass over a new reader of the trace. */
+static int one_pass(struct bb_nest *n, int pass, struct bb_tsrc *src,
+                    const struct bb_reader_opts *ro, struct bb_err *err)
 {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-	struct mallinfo2 mi = mallinfo2();
-	size_t used = mi.uordblks + mi.hblkhd;
-	if (used > n->heap_peak)
-		n->heap_peak = used;
-#else
-	(void)n;
-#endif
-}
-
-/* Gives back the pages of the mapped trace well behind line (the line of
- * the record just read): a long trace then does not stay resident. The
- * reader copies each line into its own storage as it reads it and never
- * looks back; should anything look back, the pages come back from the file. */
-void nest_map_release(struct bb_nest *n, uint64_t line)
-{
-#ifdef MADV_DONTNEED
-	const size_t page = 4096, keep = (size_t)4 << 20;
-	if (!n->map || line < 2 * NEST_HOLD_LINES)
-		return;
-	uint64_t target = line - NEST_HOLD_LINES;
-	while (n->map_line < target && n->map_off < n->map_len) {
-		const char *nl = memchr(n->map + n->map_off, '\n', n->map_len - n->map_off);
-		if (!nl)
-			break;
-		n->map_off = (size_t)(nl + 1 - n->map);
-		n->map_line++;
-	}
-	if (n->map_off < n->map_done + 2 * keep)
-		return;
-	size_t end = (n->map_off - keep) / page * page;
-	if (madvise((void *)(uintptr_t)(n->map + n->map_done), end - n->map_done,
-	            MADV_DONTNEED) == 0)
-		n->map_done = end;
-#else
-	(void)n;
-	(void)line;
-#endif
-}
-
-/* A read-only map of a regular file read from its start, or NULL: the
- * reader then parses it in place, without a 2 MiB input buffer. */
-struct map {
-	char *p;
-	size_t len;
-};
-
-static void map_file(FILE *fp, struct map *m)
-{
-	struct stat sb;
-	m->p = NULL;
-	m->len = 0;
-	if (!fp || ftell(fp) != 0 || fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    sb.st_size <= 0 || (uint64_t)sb.st_size > SIZE_MAX / 2)
-		return;
-	void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fileno(fp), 0);
-	if (p == MAP_FAILED)
-		return;
-#ifdef MADV_SEQUENTIAL
-	madvise(p, (size_t)sb.st_size, MADV_SEQUENTIAL);
-#endif
-	m->p = p;
-	m->len = (size_t)sb.st_size;
-}
-
-/* One pass over a new reader on the map, the stream or the buffer. */
-static int one_pass(struct bb_nest *n, int pass, FILE *fp, const char *buf, size_t len,
-                    const char *name, const struct bb_reader_opts *ro, struct bb_err *err)
-{
-	struct bb_reader *r = !buf && fp ? bb_reader_fopen(fp, name, ro, err)
-	                                 : bb_reader_mem(buf, len, name, ro, err);
+	struct bb_reader *r = bb_tsrc_reader(src, ro, err);
 	if (!r)
 		return BB_ERR_IO;
-	n->pass = pass;
+	n->phase.pass = pass;
 	int rc = nest_pass(n, r, err);
 	bb_reader_free(r);
 	return rc;
 }
 
-/* Whether the first `lines` record lines of the trace are in timestamp
- * order, by a quick look at each line's first field; 0 when they are not or
- * when a line is not plainly "DIGITS[.DIGITS]" (the reader will judge it).
- * In order, the reader needs no reorder window: it hands out the same
- * records in the same order with any window that it does not fail on, and a
- * small one keeps its memory (about 2 MB for 4096 pending lines) and cache
- * footprint small. A trace whose disorder shows later fails pass 1 with the
- * small window and is read again with the full one (see run). */
-static int in_order(const char *buf, size_t len, uint64_t lines)
+/* Before pass 1: what the automatic options start from and the records'
+ * budget. Pass 1 records the messages (16 bytes each) while they fit in the
+ * memory budget, and pass 2 replays them; over the budget (or with the
+ * budget 0) pass 2 reads the trace again. A file's size tells at the start
+ * whether it can fit (a trace line is well over 32 bytes), so a long trace
+ * streams from the first line and its memory stays flat. */
+static void plan(struct bb_nest *n, int in_mem, size_t len, int bound)
 {
-	const char *p = buf, *end = buf + len, *prev = NULL;
-	size_t pdot = 0, plen = 0;
-	while (p < end && lines) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *e = nl ? nl : end, *s = p;
-		p = nl ? nl + 1 : end;
-		if (e > s && e[-1] == '\r')
-			e--;
-		if (e == s || *s == '#')
-			continue;
-		/* j: how far the field matches the previous one, which was checked */
-		size_t j = 0;
-		if (prev) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-			for (; j + 8 <= plen && j + 8 <= (size_t)(e - s); j += 8) {
-				uint64_t x, y;
-				memcpy(&x, s + j, 8);
-				memcpy(&y, prev + j, 8);
-				if (x != y) {
-					j += (size_t)__builtin_ctzll(x ^ y) / 8;
-					goto differ;
-				}
-			}
-#endif
-			while (j < plen && s + j < e && s[j] == prev[j])
-				j++;
-		}
-	differ:;
-		size_t dot = prev && pdot < j ? pdot : SIZE_MAX, i = j;
-		for (; s + i < e && s[i] != ' ' && s[i] != '\t'; i++) {
-			unsigned char c = (unsigned char)s[i];
-			if (c == '.' && dot == SIZE_MAX)
-				dot = i;
-			else if ((unsigned)(c - '0') > 9u)
-				return 0;
-		}
-		if (i == 0 || dot == 0 || i - (dot == SIZE_MAX ? i : dot) > 10 ||
-		    (s[0] == '0' && dot != 1))
-			return 0; /* blank, odd or not canonical: let the reader see it */
-		if (dot == SIZE_MAX)
-			dot = i;
-		if (prev) {
-			/* integer parts without leading zeros: longer is larger; the
-			 * same length: the first difference (at j) decides */
-			if (dot < pdot)
-				return 0;
-			if (dot == pdot) {
-				size_t m = i < plen ? i : plen;
-				int c = j < m ? (unsigned char)s[j] - (unsigned char)prev[j] : 0;
-				if (c < 0 || (c == 0 && i < plen))
-					return 0;
-			}
-		}
-		prev = s;
-		pdot = dot;
-		plen = i;
-		lines--;
-	}
-	return 1;
+	n->cfg.auto_rs = n->cfg.p.return_score == BB_NEST_AUTO;
+	n->cfg.auto_g = n->cfg.p.global == BB_NEST_AUTO;
+	if (n->cfg.auto_rs)
+		n->cfg.p.return_score = n->cfg.mode == BB_NEST_INFER && !bound;
+	if (n->cfg.auto_g)
+		n->cfg.p.global = 0; /* decided after pass 1 */
+	n->recs.rec_max =
+	    n->cfg.p.memory_bytes /
+	    (sizeof(struct mrec) + (n->cfg.mode == BB_NEST_ORACLE || bound ? sizeof(uint32_t) : 0) +
+	     (bound ? sizeof(uint32_t) : 0) +
+	     (n->cfg.mode == BB_NEST_INFER && (n->cfg.p.return_score || bound) ? sizeof(int64_t)
+	                                                                       : 0));
+	n->phase.recording = n->recs.rec_max > 0 && (!in_mem || len / 32 <= n->recs.rec_max);
+	if (n->cfg.auto_rs && !n->phase.recording)
+		n->cfg.p.return_score = 0;
 }
 
-/* Pass 1 records the messages (16 bytes each) while they fit in the memory
- * budget, and pass 2 replays them; over the budget (or with the budget 0)
- * pass 2 reads the trace again. A file's size tells at the start whether
- * it can fit (a trace line is well over 32 bytes), so a long trace streams
- * from the first line and its memory stays flat. */
-static int run(struct bb_nest *n, FILE *fp, const char *buf, size_t len, const char *name,
-               const struct bb_reader_opts *ro, struct bb_err *err)
+/* Pass 1. A trace in memory whose first lines are in timestamp order is
+ * read with a small reorder window: the reader hands out the same records
+ * in the same order with any window that it does not fail on, and a small
+ * one keeps its memory (about 2 MB for 4096 pending lines) and cache
+ * footprint small. A trace whose disorder shows later fails with the small
+ * window and is read again with the full one. */
+static int pass1(struct bb_nest *n, struct bb_tsrc *src, struct bb_reader_opts *o,
+                 struct bb_err *err)
 {
-	if (n->pass) {
-		bb_err_set(err, "a nesting run reads one trace only");
-		return BB_ERR_ARG;
-	}
-	struct map m = {NULL, 0};
-	if (fp) {
-		map_file(fp, &m);
-		buf = m.p;
-		len = m.len;
-		n->map = m.p;
-		n->map_len = m.len;
-		n->map_done = n->map_off = 0;
-	}
-	int bound = n->mode == BB_NEST_INFER && n->p.bound;
-	n->auto_rs = n->p.return_score == BB_NEST_AUTO;
-	n->auto_g = n->p.global == BB_NEST_AUTO;
-	if (n->auto_rs)
-		n->p.return_score = n->mode == BB_NEST_INFER && !bound;
-	if (n->auto_g)
-		n->p.global = 0; /* decided after pass 1 */
-	n->rec_max = n->p.memory_bytes /
-	             (sizeof(struct mrec) +
-	              (n->mode == BB_NEST_ORACLE || bound ? sizeof(uint32_t) : 0) +
-	              (bound ? sizeof(uint32_t) : 0) +
-	              (n->mode == BB_NEST_INFER && (n->p.return_score || bound) ? sizeof(int64_t)
-	                                                                         : 0));
-	n->recording = n->rec_max > 0 && (!buf || len / 32 <= n->rec_max);
-	if (n->auto_rs && !n->recording)
-		n->p.return_score = 0;
-	struct bb_reader_opts o = {0};
-	if (ro)
-		o = *ro;
-	int small = buf && !o.lenient && !o.window && in_order(buf, len, 4096);
+	size_t len;
+	bb_tsrc_in_memory(src, &len);
+	int small = !o->lenient && !o->window && bb_tsrc_in_order(src, 4096);
 	if (small)
-		o.window = 16;
-	ro = &o;
-	n->map_line = 1;
-	int rc = one_pass(n, 1, fp, buf, len, name, ro, err);
+		o->window = 16;
+	int rc = one_pass(n, 1, src, o, err);
 	if (rc < 0 && small) {
 		/* out of order after all (or a bad line): again with the full window */
 		nest_restart(n);
-		n->recording = n->rec_max > 0 && len / 32 <= n->rec_max;
-		o.window = 0;
-		rc = one_pass(n, 1, fp, buf, len, name, ro, err);
+		n->phase.recording = n->recs.rec_max > 0 && len / 32 <= n->recs.rec_max;
+		o->window = 0;
+		rc = one_pass(n, 1, src, o, err);
 	}
-	if (rc >= 0 && n->mode == BB_NEST_INFER) {
+	if (rc >= 0 && n->cfg.mode == BB_NEST_INFER) {
 		nest_triple_norms(n);
 		nest_smooth(n);
 		nest_parallel_nodes(n);
 		nest_alias_roots(n);
 	}
-	if (rc >= 0 && n->recording && n->auto_g && n->mode == BB_NEST_INFER && !bound) {
+	return rc;
+}
+
+/* After pass 1: what the automatic choice takes, and why. */
+static void decide_auto(struct bb_nest *n, int rc, int bound)
+{
+	if (rc >= 0 && n->phase.recording && n->cfg.auto_g && n->cfg.mode == BB_NEST_INFER &&
+	    !bound) {
 		uint64_t need = n->st.candidates * 16 + n->st.children * 24;
-		n->p.global = need <= NEST_AUTO_GLOBAL_BYTES && need <= n->p.memory_bytes;
-		n->auto_why = n->p.global ? "messages in memory" : "too many candidates for --global";
-	} else if (n->auto_g || n->auto_rs) {
-		n->auto_why = rc >= 0 && !n->recording ? "messages not in memory" : "";
+		n->cfg.p.global = need <= NEST_AUTO_GLOBAL_BYTES && need <= n->cfg.p.memory_bytes;
+		n->cfg.auto_why =
+		    n->cfg.p.global ? "messages in memory" : "too many candidates for --global";
+	} else if (n->cfg.auto_g || n->cfg.auto_rs) {
+		n->cfg.auto_why = rc >= 0 && !n->phase.recording ? "messages not in memory" : "";
 	}
-	if (n->auto_rs && !n->recording)
-		n->p.return_score = 0;
-	if (rc >= 0 && n->recording) {
-		if (m.p) {
-			munmap(m.p, m.len);
-			m.p = NULL;
-			n->map = NULL;
-		}
-		n->recording = 0;
-		n->pass = 2;
-		if (n->mode == BB_NEST_INFER && n->rtok)
-			nest_content_stage(n);
-		if (n->rret && n->p.return_score && !bound) {
-			/* --return-score: a first replay builds the return-side histograms */
-			n->rstage = 1;
-			nest_replay(n);
-			n->rstage = 0;
-			n->st.return_scored = 1;
-		}
-		if (n->mode == BB_NEST_INFER && (n->p.sequence || n->p.global) && !bound)
-			nest_seq_stage(n);
-		if (bound) {
-			/* --bound: a replay collects every child's candidates and true
-			 * parent, then the bound chooses all parents at once */
-			n->gstage = 1;
-			nest_replay(n);
-			n->gstage = 0;
-			nest_bound_solve(n);
-			nest_global_free(n);
-		} else if (n->mode == BB_NEST_INFER && n->p.global) {
-			/* --global: a replay collects every child's candidates, then all
-			 * parents are chosen at once */
-			/* a second round scores with the first round's parents as
-			 * context (overlaps, anchors) instead of the greedy ones: 0.3-1.6
-			 * points fewer wrong on the generated loads (docs/accuracy.md) */
-			for (int r = 0; r < NEST_GLOBAL_ROUNDS; r++) {
-				if (r)
-					nest_seq_from_global(n);
-				n->gstage = 1;
-				nest_replay(n);
-				n->gstage = 0;
-				if (!n->glob.full) {
-					nest_global_solve(n);
-					n->st.global_used = 1;
-				}
-				nest_global_free(n);
-			}
-		}
+	if (n->cfg.auto_rs && !n->phase.recording)
+		n->cfg.p.return_score = 0;
+}
+
+/* --global: a replay collects every child's candidates, then all parents are
+ * chosen at once. A second round scores with the first round's parents as
+ * context (overlaps, anchors) instead of the greedy ones: 0.3-1.6 points
+ * fewer wrong on the generated loads (docs/accuracy.md). */
+static void global_rounds(struct bb_nest *n)
+{
+	for (int r = 0; r < NEST_GLOBAL_ROUNDS; r++) {
+		if (r)
+			nest_seq_from_global(n);
+		n->phase.gstage = 1;
 		nest_replay(n);
-	} else if (rc >= 0) {
-		if (!buf && fseek(fp, 0, SEEK_SET) != 0) {
-			bb_err_set(err, "%s: cannot rewind for the second pass: %s", name,
-			           strerror(errno));
-			rc = BB_ERR_IO;
-		} else {
-			n->map_done = n->map_off = 0;
-			n->map_line = 1;
-			rc = one_pass(n, 2, fp, buf, len, name, ro, err);
+		n->phase.gstage = 0;
+		if (!n->solve.glob.full) {
+			nest_global_solve(n);
+			n->st.global_used = 1;
 		}
+		nest_global_free(n);
 	}
-	n->recording = 0;
-	free(n->rec);
-	free(n->rpath);
-	free(n->rret);
-	free(n->rreq);
-	free(n->gpar);
-	free(n->ramb);
-	n->ramb = NULL;
+}
+
+/* Pass 2 from the records: the stages that learn from a replay, then the
+ * replay that chooses the parents and makes the paths. */
+static void replay_stages(struct bb_nest *n, int bound)
+{
+	n->phase.recording = 0;
+	n->phase.pass = 2;
+	if (n->cfg.mode == BB_NEST_INFER && n->content.rtok) {
+		/* what each edge's tokens are worth */
+		n->phase.cstage = 1;
+		nest_replay(n);
+		n->phase.cstage = 0;
+		nest_content_finish(n);
+	}
+	if (n->recs.rret && n->cfg.p.return_score && !bound) {
+		/* --return-score: a first replay builds the return-side histograms */
+		n->phase.rstage = 1;
+		nest_replay(n);
+		n->phase.rstage = 0;
+		n->st.return_scored = 1;
+	}
+	if (n->cfg.mode == BB_NEST_INFER && (n->cfg.p.sequence || n->cfg.p.global) && !bound) {
+		/* the sequence gaps (nest_seq.c); the stage's statistics are not the run's */
+		nest_seq_stage_begin(n);
+		struct bb_nest_stats keep = n->st;
+		n->phase.sstage = 1;
+		nest_replay(n);
+		n->phase.sstage = 0;
+		n->st = keep;
+		nest_seq_stage_end(n);
+	}
+	if (bound) {
+		/* --bound: a replay collects every child's candidates and true
+		 * parent, then the bound chooses all parents at once */
+		n->phase.gstage = 1;
+		nest_replay(n);
+		n->phase.gstage = 0;
+		nest_bound_solve(n);
+		nest_global_free(n);
+	} else if (n->cfg.mode == BB_NEST_INFER && n->cfg.p.global) {
+		global_rounds(n);
+	}
+	nest_replay(n);
+}
+
+/* After the run: what only the passes needed. */
+static void drop_records(struct bb_nest *n)
+{
+	n->phase.recording = 0;
+	nest_recs_free(&n->recs, 1); /* reqs stays: the patterns' labels */
+	solve_drop_choices(&n->solve);
 	nest_content_free(n);
 	nest_seq_free(n);
-	bb_intern_free(n->paths);
-	n->rreq = NULL; /* reqs stays: the patterns' labels */
-	n->gpar = NULL;
-	n->rec = NULL;
-	n->rpath = NULL;
-	n->rret = NULL;
-	n->paths = NULL;
-	n->nrec = n->caprec = 0;
-	if (m.p)
-		munmap(m.p, m.len);
-	n->map = NULL;
+}
+
+static int run(struct bb_nest *n, struct bb_tsrc *src, const struct bb_reader_opts *ro,
+               struct bb_err *err)
+{
+	if (n->phase.pass) {
+		bb_err_set(err, "a nesting run reads one trace only");
+		return BB_ERR_ARG;
+	}
+	size_t len;
+	int in_mem = bb_tsrc_in_memory(src, &len);
+	int bound = n->cfg.mode == BB_NEST_INFER && n->cfg.p.bound;
+	plan(n, in_mem, len, bound);
+	struct bb_reader_opts o = {0};
+	if (ro)
+		o = *ro;
+	int rc = pass1(n, src, &o, err);
+	decide_auto(n, rc, bound);
+	if (rc >= 0 && n->phase.recording) {
+		bb_tsrc_unmap(src); /* no pass reads it again */
+		replay_stages(n, bound);
+	} else if (rc >= 0) {
+		rc = one_pass(n, 2, src, &o, err);
+	}
+	drop_records(n);
 	return rc;
 }
 
 int bb_nest_run_stream(struct bb_nest *n, FILE *fp, const char *name,
                        const struct bb_reader_opts *ro, struct bb_err *err)
 {
-	return run(n, fp, NULL, 0, name, ro, err);
+	struct bb_tsrc *src = bb_tsrc_stream(fp, name);
+	int rc = run(n, src, ro, err);
+	bb_tsrc_free(src);
+	return rc;
 }
 
 int bb_nest_run_mem(struct bb_nest *n, const char *buf, size_t len, const char *name,
                     const struct bb_reader_opts *ro, struct bb_err *err)
 {
-	return run(n, NULL, buf, len, name, ro, err);
+	struct bb_tsrc *src = bb_tsrc_mem(buf, len, name);
+	int rc = run(n, src, ro, err);
+	bb_tsrc_free(src);
+	return rc;
 }
 
 void bb_nest_get_stats(const struct bb_nest *n, struct bb_nest_stats *st)
 {
 	*st = n->st;
-	st->heap_peak = n->heap_peak;
+	st->heap_peak = n->phase.heap_peak;
 	st->mean_parallelism = st->children ? (double)st->candidates / (double)st->children : 0;
 }
 
 static struct bb_vval *params_vval(const struct bb_nest *n)
 {
-	const struct bb_nest_params *p = &n->p;
+	const struct bb_nest_params *p = &n->cfg.p;
 	struct bb_vval *o = bb_vval_object();
-	bb_vval_set_str(o, "mode", n->mode == BB_NEST_ORACLE ? "oracle" : "inferred");
+	bb_vval_set_str(o, "mode", n->cfg.mode == BB_NEST_ORACLE ? "oracle" : "inferred");
 	bb_vval_set_int(o, "bin_min_ns", p->bin_min_ns);
 	bb_vval_set_int(o, "bin_max_ns", p->bin_max_ns);
 	bb_vval_set_num(o, "bin_base", p->bin_base);
-	bb_vval_set_int(o, "bins", n->bins.n);
+	bb_vval_set_int(o, "bins", n->cfg.bins.n);
 	bb_vval_set_num(o, "smooth_sigma", p->smooth_sigma);
 	bb_vval_set_str(o, "score", p->score_density ? "density" : "mass");
 	static const char *const sb[] = {"auto", "edge", "caller", "paper"};
@@ -521,15 +392,15 @@ static struct bb_vval *params_vval(const struct bb_nest *n)
 	bb_vval_set_int(o, "skew_window_ns", p->skew_window_ns);
 	bb_vval_set_int(o, "open_timeout_ns", p->open_timeout_ns);
 	bb_vval_set(o, "return_score", bb_vval_bool(p->return_score));
-	if (n->mode == BB_NEST_INFER && (n->auto_rs || n->auto_g)) {
+	if (n->cfg.mode == BB_NEST_INFER && (n->cfg.auto_rs || n->cfg.auto_g)) {
 		/* what the automatic choice took, and why: only the options it
 		 * chose (those the user gave are the user's) */
 		struct bb_vval *a = bb_vval_set(o, "auto", bb_vval_object());
-		if (n->auto_rs)
+		if (n->cfg.auto_rs)
 			bb_vval_set(a, "return_score", bb_vval_bool(p->return_score));
-		if (n->auto_g)
+		if (n->cfg.auto_g)
 			bb_vval_set(a, "global", bb_vval_bool(p->global));
-		bb_vval_set_str(a, "why", n->auto_why ? n->auto_why : "");
+		bb_vval_set_str(a, "why", n->cfg.auto_why ? n->cfg.auto_why : "");
 	}
 	if (p->reassign)
 		bb_vval_set(o, "reassign", bb_vval_bool(1));
@@ -567,34 +438,34 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 	bb_vval_set_int(o, "instances", (int64_t)st.roots);
 	bb_vval_set_int(o, "orphaned_calls", (int64_t)st.orphans);
 	bb_vval_set_int(o, "patterns", (int64_t)st.patterns);
-	bb_vval_set_int(o, "patterns_shown", (int64_t)n->norder);
+	bb_vval_set_int(o, "patterns_shown", (int64_t)n->ex.norder);
 	bb_vval_set_int(o, "triples", (int64_t)st.triples);
 	bb_vval_set_int(o, "skipped_lines", (int64_t)st.skipped);
-	if (n->p.return_score)
+	if (n->cfg.p.return_score)
 		bb_vval_set(o, "return_scored", bb_vval_bool(st.return_scored));
-	if (n->p.reassign)
+	if (n->cfg.p.reassign)
 		bb_vval_set(o, "reassigned", bb_vval_int((int64_t)st.reassigned));
-	if (n->p.global) {
+	if (n->cfg.p.global) {
 		bb_vval_set(o, "global_used", bb_vval_bool(st.global_used));
 		bb_vval_set_int(o, "global_searched", (int64_t)st.global_searched);
 		bb_vval_set_int(o, "global_over", (int64_t)st.global_over);
 		bb_vval_set_int(o, "global_refined", (int64_t)st.global_refined);
 	}
-	if (n->mode == BB_NEST_ORACLE)
+	if (n->cfg.mode == BB_NEST_ORACLE)
 		bb_vval_set_int(o, "calls_without_path", (int64_t)st.no_path);
-	if (n->mode == BB_NEST_INFER) {
+	if (n->cfg.mode == BB_NEST_INFER) {
 		bb_vval_set_int(o, "parallel_nodes", (int64_t)st.parallel_nodes);
 		bb_vval_set_int(o, "ambiguous_calls", (int64_t)st.ambiguous);
 		bb_vval_set_int(o, "ambiguous_instances", (int64_t)st.ambiguous_instances);
 	}
-	if (n->p.content && n->mode == BB_NEST_INFER) {
+	if (n->cfg.p.content && n->cfg.mode == BB_NEST_INFER) {
 		bb_vval_set_int(o, "content_calls", (int64_t)st.content_calls);
 		bb_vval_set_int(o, "content_exact", (int64_t)st.content_exact);
 		bb_vval_set_int(o, "content_edges", (int64_t)st.content_edges);
 		if (st.bad_content)
 			bb_vval_set_int(o, "bad_content", (int64_t)st.bad_content);
 	}
-	if (n->p.bound) {
+	if (n->cfg.p.bound) {
 		bb_vval_set(o, "bound_used", bb_vval_bool(st.bound_used));
 		bb_vval_set_int(o, "bound_children", (int64_t)st.bound_children);
 	}
@@ -621,12 +492,12 @@ void bb_nest_set_bound(struct bb_nest *n, const struct bb_nest_accuracy *bound)
 const struct bb_vpatterns *bb_nest_patterns(struct bb_nest *n)
 {
 	nest_export(n);
-	bb_vval_free(n->params);
-	bb_vval_free(n->stats);
-	n->params = params_vval(n);
-	n->stats = stats_vval(n);
-	n->out.params = n->params;
-	n->out.stats = n->stats;
-	n->out.accuracy = NULL;
-	return &n->out;
+	bb_vval_free(n->ex.params);
+	bb_vval_free(n->ex.stats);
+	n->ex.params = params_vval(n);
+	n->ex.stats = stats_vval(n);
+	n->ex.out.params = n->ex.params;
+	n->ex.out.stats = n->ex.stats;
+	n->ex.out.accuracy = NULL;
+	return &n->ex.out;
 }

@@ -6,139 +6,6 @@
 
 #include "nesting/nest_int.h"
 
-static uint64_t triple_hash(uint32_t a, uint32_t b, uint32_t c)
-{
-	uint64_t h = a * 0x9e3779b97f4a7c15ULL;
-	h ^= (b + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
-	h ^= (c + 0x85ebca6b27d4eb4fULL) * 0x94d049bb133111ebULL;
-	return h ^ (h >> 31);
-}
-
-static void tidx_grow(struct bb_nest *n)
-{
-	size_t cap = n->tcap ? 2 * n->tcap : 256;
-	uint32_t *t = bb_xcalloc(cap, sizeof(*t));
-	for (size_t i = 0; i < n->ntri; i++) {
-		struct triple *x = &n->tri[i];
-		size_t k = triple_hash(x->a, x->b, x->c) & (cap - 1);
-		while (t[k])
-			k = (k + 1) & (cap - 1);
-		t[k] = (uint32_t)i + 1;
-	}
-	free(n->tidx);
-	n->tidx = t;
-	n->tcap = cap;
-}
-
-/* Scoreboard histograms have two halves: bins 0..n-1 for delays >= 0 and
- * n..2n-1 for negative ones (by magnitude), which only a skew window lets in.
- * Folding those into the "below min" bin would pile every parent that seems
- * to start after its child into one narrow bin and make it win. */
-static uint32_t sb_bin(const struct bb_nest *n, int64_t d)
-{
-	return d >= 0 ? nest_bin(&n->bins, d) : n->bins.n + nest_bin(&n->bins, -d);
-}
-
-uint32_t nest_sb_bin(const struct bb_nest *n, int64_t d)
-{
-	return sb_bin(n, d);
-}
-
-/* The histogram of nestings of B->C calls in A->B calls, created if asked. */
-struct triple *nest_triple(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c, int create)
-{
-	if (!n->tcap) {
-		if (!create)
-			return NULL;
-		tidx_grow(n);
-	}
-	size_t k = triple_hash(a, b, c) & (n->tcap - 1);
-	for (; n->tidx[k]; k = (k + 1) & (n->tcap - 1)) {
-		struct triple *x = &n->tri[n->tidx[k] - 1];
-		if (x->a == a && x->b == b && x->c == c)
-			return x;
-	}
-	if (!create)
-		return NULL;
-	if (n->ntri == n->captri) {
-		n->captri = n->captri ? 2 * n->captri : 64;
-		n->tri = bb_xrealloc(n->tri, n->captri * sizeof(*n->tri));
-	}
-	struct triple *x = &n->tri[n->ntri++];
-	x->a = a;
-	x->b = b;
-	x->c = c;
-	x->h = bb_xcalloc(2 * (size_t)n->bins.n, sizeof(*x->h));
-	x->norm = 1;
-	n->tidx[k] = (uint32_t)n->ntri;
-	n->st.triples = n->ntri;
-	if (2 * n->ntri > n->tcap)
-		tidx_grow(n);
-	return x;
-}
-
-static void pc_grow(struct bb_nest *n)
-{
-	size_t cap = n->pccap ? 2 * n->pccap : 64;
-	struct pairc *t = bb_xmalloc(cap * sizeof(*t));
-	for (size_t i = 0; i < cap; i++)
-		t[i].a = UINT32_MAX;
-	for (size_t i = 0; i < n->pccap; i++) {
-		if (n->pc[i].a == UINT32_MAX)
-			continue;
-		size_t k = triple_hash(n->pc[i].a, n->pc[i].b, 0) & (cap - 1);
-		while (t[k].a != UINT32_MAX)
-			k = (k + 1) & (cap - 1);
-		t[k] = n->pc[i];
-	}
-	free(n->pc);
-	n->pc = t;
-	n->pccap = cap;
-}
-
-static struct pairc *pc_find(struct bb_nest *n, uint32_t a, uint32_t b, int create)
-{
-	if (!n->pccap) {
-		if (!create)
-			return NULL;
-		pc_grow(n);
-	}
-	size_t k = triple_hash(a, b, 0) & (n->pccap - 1);
-	for (; n->pc[k].a != UINT32_MAX; k = (k + 1) & (n->pccap - 1))
-		if (n->pc[k].a == a && n->pc[k].b == b)
-			return &n->pc[k];
-	if (!create)
-		return NULL;
-	if (2 * (n->npc + 1) > n->pccap) {
-		pc_grow(n);
-		return pc_find(n, a, b, create);
-	}
-	n->npc++;
-	n->pc[k].a = a;
-	n->pc[k].b = b;
-	n->pc[k].n = 0;
-	n->pc[k].once = n->pc[k].twice = 0;
-	n->pc[k].ct_sure = n->pc[k].ct_sure_share = n->pc[k].ct_rand = 0;
-	n->pc[k].ct_rand_share = n->pc[k].ct_amb = n->pc[k].ct_amb_share = 0;
-	n->pc[k].ct_amb_other = 0;
-	n->pc[k].lr1 = n->pc[k].lr2 = 1;
-	n->pc[k].al_n = n->pc[k].al_has = 0;
-	n->pc[k].al_root = 0;
-	return &n->pc[k];
-}
-
-/* The counts of edge a->b, created if asked (NULL when not and absent). */
-struct pairc *nest_pairc(struct bb_nest *n, uint32_t a, uint32_t b, int create)
-{
-	return pc_find(n, a, b, create);
-}
-
-/* Pass 1: one more A->B call pair. */
-void nest_pair_count(struct bb_nest *n, uint32_t a, uint32_t b)
-{
-	pc_find(n, a, b, 1)->n++;
-}
-
 /* Pass 1, --reassign, call c has returned with these candidate parents. A
  * child whose only candidate is par is surely par's; a second sure child
  * into the same callee shows that a call into par's node can have two
@@ -153,11 +20,11 @@ void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size
 		while (k < m && par->sure_to[k] != c->to)
 			k++;
 		if (k < m)
-			pc_find(n, c->from, c->to, 1)->twice++;
+			nest_pairc(n, c->from, c->to, 1)->twice++;
 		else if (par->nsure < 4)
 			par->sure_to[par->nsure] = c->to;
 		/* two sure children of one call: did they overlap? */
-		struct node_list *pl = par->to < n->ninto ? &n->into[par->to] : NULL;
+		struct node_list *pl = par->to < n->nodes.ninto ? &n->nodes.into[par->to] : NULL;
 		for (uint32_t i = 0; pl && i < m; i++) {
 			pl->pobs++;
 			pl->povl += par->sure_call[i] < c->ret_ts && c->call_ts < par->sure_ret[i];
@@ -173,7 +40,7 @@ void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size
 	}
 	if (c->ambiguous || c->nsure > 4 || c->nsure == 0)
 		return;
-	struct node_list *l = &n->into[c->to];
+	struct node_list *l = &n->nodes.into[c->to];
 	if (!l->nobs++ || c->nsure < l->smin)
 		l->smin = c->nsure;
 	if (c->nsure > l->smax)
@@ -183,7 +50,7 @@ void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size
 		for (uint32_t j = 0; j < c->nsure; j++)
 			same += c->sure_to[j] == c->sure_to[i];
 		if (same == 1)
-			pc_find(n, c->to, c->sure_to[i], 1)->once++;
+			nest_pairc(n, c->to, c->sure_to[i], 1)->once++;
 	}
 }
 
@@ -199,10 +66,10 @@ void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size
  * per-edge scoreboard has one histogram for all candidates of a child. */
 void nest_triple_norms(struct bb_nest *n)
 {
-	for (size_t i = 0; i < n->ntri; i++) {
-		struct triple *t = &n->tri[i];
+	for (size_t i = 0; i < n->board.ntri; i++) {
+		struct triple *t = &n->board.tri[i];
 		struct pairc *c =
-		    n->p.scoreboard == BB_NEST_SB_CALLER ? pc_find(n, t->a, t->b, 0) : NULL;
+		    n->cfg.p.scoreboard == BB_NEST_SB_CALLER ? nest_pairc(n, t->a, t->b, 0) : NULL;
 		t->norm = c && c->n ? 1.0 / (double)c->n : 1.0;
 	}
 }
@@ -214,7 +81,7 @@ void nest_triple_norms(struct bb_nest *n)
  * distribution. */
 static uint32_t pool_key(const struct bb_nest *n, const struct call *par, const struct call *child)
 {
-	return n->alias && par->to != child->from ? par->to | UINT32_C(1) << 31 : NEST_ANY;
+	return n->cfg.alias && par->to != child->from ? par->to | UINT32_C(1) << 31 : NEST_ANY;
 }
 
 /* Each candidate parent gets 1/|candidates| at the delay between its call and
@@ -224,14 +91,14 @@ void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand,
 {
 	double w = 1.0 / (double)nc;
 	struct triple *pool = NULL;
-	if (n->p.scoreboard == BB_NEST_SB_EDGE)
+	if (n->cfg.p.scoreboard == BB_NEST_SB_EDGE)
 		pool = nest_triple(n, NEST_ANY, child->from, child->to, 1);
 	for (size_t i = 0; i < nc; i++) {
 		uint32_t a = pool_key(n, cand[i], child);
 		struct triple *t = !pool                ? nest_triple(n, cand[i]->from, child->from, child->to, 1)
 		                   : a == NEST_ANY ? pool
 		                                   : nest_triple(n, a, child->from, child->to, 1);
-		t->h[sb_bin(n, nest_sub(child->call_ts, cand[i]->call_ts))] += w;
+		t->h[nest_sb_bin(n, nest_sub(child->call_ts, cand[i]->call_ts))] += w;
 	}
 }
 
@@ -239,8 +106,8 @@ void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand,
  * weights summing to 1), which widens peaks that clock skew has smeared. */
 void nest_smooth(struct bb_nest *n)
 {
-	double sigma = n->p.smooth_sigma;
-	if (sigma <= 0 || n->ntri == 0)
+	double sigma = n->cfg.p.smooth_sigma;
+	if (sigma <= 0 || n->board.ntri == 0)
 		return;
 	int r = (int)ceil(4 * sigma);
 	double *k = bb_xmalloc((size_t)(2 * r + 1) * sizeof(*k)), sum = 0;
@@ -248,10 +115,10 @@ void nest_smooth(struct bb_nest *n)
 		sum += k[i + r] = exp(-0.5 * (double)i * i / (sigma * sigma));
 	for (int i = 0; i <= 2 * r; i++)
 		k[i] /= sum;
-	int nb = (int)n->bins.n;
+	int nb = (int)n->cfg.bins.n;
 	double *out = bb_xmalloc((size_t)nb * sizeof(*out));
-	for (size_t t = 0; t < 2 * n->ntri; t++) {
-		double *h = n->tri[t / 2].h + (t % 2) * (size_t)nb; /* each half alone */
+	for (size_t t = 0; t < 2 * n->board.ntri; t++) {
+		double *h = n->board.tri[t / 2].h + (t % 2) * (size_t)nb; /* each half alone */
 		for (int j = 0; j < nb; j++) {
 			double v = 0;
 			int lo = j - r < 0 ? 0 : j - r, hi = j + r >= nb ? nb - 1 : j + r;
@@ -279,15 +146,15 @@ static double penalty(uint32_t c, double e)
 /* penalty() from a table for the small counts that are all one meets. */
 static double penalty_of(const struct bb_nest *n, int which, uint32_t c, double e)
 {
-	return c < NEST_PEN_TAB ? n->pen[which][c] : penalty(c, e);
+	return c < NEST_PEN_TAB ? n->board.pen[which][c] : penalty(c, e);
 }
 
 void nest_penalty_tables(struct bb_nest *n)
 {
-	const double e[3] = {n->p.penalty_x, n->p.penalty_y, n->p.penalty_z};
+	const double e[3] = {n->cfg.p.penalty_x, n->cfg.p.penalty_y, n->cfg.p.penalty_z};
 	for (int w = 0; w < 3; w++)
 		for (uint32_t c = 0; c < NEST_PEN_TAB; c++)
-			n->pen[w][c] = penalty(c, e[w]);
+			n->board.pen[w][c] = penalty(c, e[w]);
 }
 
 /* Per-bin factor turning the scoreboard's mass per bin into a density (mass
@@ -297,17 +164,19 @@ void nest_penalty_tables(struct bb_nest *n)
  * peak. --score mass keeps the paper's raw bin values. */
 void nest_bin_weights(struct bb_nest *n)
 {
-	n->binw = bb_xmalloc(2 * (size_t)n->bins.n * sizeof(*n->binw));
+	n->board.binw = bb_xmalloc(2 * (size_t)n->cfg.bins.n * sizeof(*n->board.binw));
 	int64_t lo1, hi1;
-	nest_bin_range(&n->bins, 1, &lo1, &hi1);
+	nest_bin_range(&n->cfg.bins, 1, &lo1, &hi1);
 	double w1 = (double)(hi1 - lo1);
-	for (uint32_t k = 0; k < n->bins.n; k++) {
+	for (uint32_t k = 0; k < n->cfg.bins.n; k++) {
 		int64_t lo, hi;
-		nest_bin_range(&n->bins, k, &lo, &hi);
-		double w = k == 0 ? (double)n->bins.min_ns
-		           : k == n->bins.n - 1 ? (double)n->bins.max_ns * (n->bins.base - 1)
-		                                : (double)(hi - lo);
-		n->binw[k] = n->binw[n->bins.n + k] = n->p.score_density ? w1 / (w > 0 ? w : 1) : 1.0;
+		nest_bin_range(&n->cfg.bins, k, &lo, &hi);
+		double w = k == 0 ? (double)n->cfg.bins.min_ns
+		           : k == n->cfg.bins.n - 1
+		               ? (double)n->cfg.bins.max_ns * (n->cfg.bins.base - 1)
+		               : (double)(hi - lo);
+		n->board.binw[k] = n->board.binw[n->cfg.bins.n + k] =
+		    n->cfg.p.score_density ? w1 / (w > 0 ? w : 1) : 1.0;
 	}
 }
 
@@ -321,23 +190,23 @@ static double return_factor(struct bb_nest *n, const struct call *par, const str
 static double parent_score(struct bb_nest *n, struct call *par, const struct call *child,
                            const struct call *skip, struct triple *pool)
 {
-	const struct bb_nest_params *p = &n->p;
+	const struct bb_nest_params *p = &n->cfg.p;
 	uint32_t a = pool_key(n, par, child);
 	struct triple *t = p->scoreboard != BB_NEST_SB_EDGE
 	                       ? nest_triple(n, par->from, child->from, child->to, 0)
 	                   : pool && a == NEST_ANY ? pool
 	                                           : nest_triple(n, a, child->from, child->to, 0);
 	double s;
-	if (n->seq_ready) {
+	if (n->gaps.ready) {
 		s = nest_seq_score(n, par, child);
 	} else {
-		uint32_t bk = sb_bin(n, nest_sub(child->call_ts, par->call_ts));
-		s = t ? t->h[bk] * n->binw[bk] * t->norm : 0;
+		uint32_t bk = nest_sb_bin(n, nest_sub(child->call_ts, par->call_ts));
+		s = t ? t->h[bk] * n->board.binw[bk] * t->norm : 0;
 	}
-	if (s > 0 && n->rsb.n)
+	if (s > 0 && n->board.rsb.n)
 		s *= return_factor(n, par, child);
-	int seq_node = !(par->to < n->ninto && n->into[par->to].parallel);
-	if (s > 0 && n->gstage && n->soff && seq_node)
+	int seq_node = !(par->to < n->nodes.ninto && n->nodes.into[par->to].parallel);
+	if (s > 0 && n->phase.gstage && n->gaps.soff && seq_node)
 		s *= penalty_of(n, 0, nest_seq_overlaps(n, par, child), p->penalty_x);
 	if (s > 0 && par->nchildren) {
 		uint32_t overlap = 0, same = 0, k = 0;
@@ -385,11 +254,11 @@ static int conflict(struct bb_nest *n, uint32_t b, uint32_t x, uint32_t y)
 {
 	if (x != y)
 		return 0;
-	uint64_t into = b < n->ninto ? n->into[b].ncalls : 0;
-	struct pairc *e = pc_find(n, b, x, 0);
+	uint64_t into = b < n->nodes.ninto ? n->nodes.into[b].ncalls : 0;
+	struct pairc *e = nest_pairc(n, b, x, 0);
 	if (!into || !e || e->n > into + into / 1000 || e->twice != 0)
 		return 0;
-	double expect = (double)n->into[b].nobs * (double)e->n / (double)into;
+	double expect = (double)n->nodes.into[b].nobs * (double)e->n / (double)into;
 	return e->once > 0 || expect < NEST_ONCE_EXPECT;
 }
 
@@ -400,9 +269,9 @@ static int conflict(struct bb_nest *n, uint32_t b, uint32_t x, uint32_t y)
  * and PostgreSQL at once; --penalty 0,.. turned it off for every node). */
 void nest_parallel_nodes(struct bb_nest *n)
 {
-	for (size_t i = 0; i < n->ninto; i++) {
-		struct node_list *l = &n->into[i];
-		l->parallel = n->p.learn_parallel && l->pobs >= NEST_PAR_MIN &&
+	for (size_t i = 0; i < n->nodes.ninto; i++) {
+		struct node_list *l = &n->nodes.into[i];
+		l->parallel = n->cfg.p.learn_parallel && l->pobs >= NEST_PAR_MIN &&
 		              (double)l->povl >= NEST_PAR_SHARE * (double)l->pobs;
 		n->st.parallel_nodes += l->parallel != 0;
 	}
@@ -449,7 +318,7 @@ static int under(const struct call *c, const struct call *a)
 static double make_room(struct bb_nest *n, struct call *par, struct call *out,
                         struct call **cand, size_t nc, struct call **to)
 {
-	int64_t skew = n->p.skew_window_ns;
+	int64_t skew = n->cfg.p.skew_window_ns;
 	double here = parent_score(n, par, out, out, NULL), best = 0;
 	if (here <= 0)
 		return 0;
@@ -493,19 +362,20 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 {
 	struct call *best = NULL, *bout = NULL, *bto = NULL;
 	double best_score = -1, sum = 0;
-	struct triple *pool = n->p.scoreboard == BB_NEST_SB_EDGE
+	struct triple *pool = n->cfg.p.scoreboard == BB_NEST_SB_EDGE
 	                          ? nest_triple(n, NEST_ANY, child->from, child->to, 0)
 	                          : NULL;
-	if (n->capcscore < nc) {
-		n->capcscore = n->capcand > nc ? n->capcand : nc;
-		n->cscore = bb_xrealloc(n->cscore, n->capcscore * sizeof(*n->cscore));
+	if (n->calls.capcscore < nc) {
+		n->calls.capcscore = n->calls.capcand > nc ? n->calls.capcand : nc;
+		n->calls.cscore =
+		    bb_xrealloc(n->calls.cscore, n->calls.capcscore * sizeof(*n->calls.cscore));
 	}
 	for (size_t i = 0; i < nc; i++) {
 		struct call *par = cand[i], *out = NULL, *to = NULL;
 		double s = parent_score(n, par, child, NULL, pool) * nest_content_factor(n, child, i);
-		n->cscore[i] = s;
+		n->calls.cscore[i] = s;
 		int many = 0;
-		if (s > 0 && n->p.reassign && (out = conflicting(n, par, NULL, child, &many))) {
+		if (s > 0 && n->cfg.p.reassign && (out = conflicting(n, par, NULL, child, &many))) {
 			double r = many ? 0 : make_room(n, par, out, cand, nc, &to);
 			s *= r > 0 ? r : 1e-6;
 			if (r <= 0)
@@ -525,7 +395,7 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 		n->st.ambiguous++;
 		/* the others that could be its parent may lack a child of theirs */
 		for (size_t i = 0; i < nc; i++)
-			if (cand[i] != best && n->cscore[i] >= (1 - NEST_AMB_SHARE) * sum)
+			if (cand[i] != best && n->calls.cscore[i] >= (1 - NEST_AMB_SHARE) * sum)
 				cand[i]->palt = 1;
 	}
 	if (bout) {
@@ -541,77 +411,18 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 double bb_nest_score(const struct bb_nest *n, const char *a, const char *b, const char *c,
                      int64_t delta_ns)
 {
-	uint32_t ia = bb_intern_find(n->names, a, strlen(a));
-	uint32_t ib = bb_intern_find(n->names, b, strlen(b));
-	uint32_t ic = bb_intern_find(n->names, c, strlen(c));
+	uint32_t ia = bb_intern_find(n->nodes.names, a, strlen(a));
+	uint32_t ib = bb_intern_find(n->nodes.names, b, strlen(b));
+	uint32_t ic = bb_intern_find(n->nodes.names, c, strlen(c));
 	if (ia == BB_NONE || ib == BB_NONE || ic == BB_NONE)
 		return 0;
-	if (n->p.scoreboard == BB_NEST_SB_EDGE)
+	if (n->cfg.p.scoreboard == BB_NEST_SB_EDGE)
 		ia = NEST_ANY;
 	struct triple *t = nest_triple((struct bb_nest *)(uintptr_t)n, ia, ib, ic, 0);
-	return t ? t->h[sb_bin(n, delta_ns)] : 0;
+	return t ? t->h[nest_sb_bin(n, delta_ns)] : 0;
 }
 
 /* ---- the return-side score (--return-score) ------------------------------------ */
-
-static void rsb_grow(struct rtab *x)
-{
-	size_t cap = x->icap ? 2 * x->icap : 256;
-	uint32_t *t = bb_xcalloc(cap, sizeof(*t));
-	for (size_t i = 0; i < x->n; i++) {
-		size_t k = triple_hash(x->t[i].a, x->t[i].b, x->t[i].c) & (cap - 1);
-		while (t[k])
-			k = (k + 1) & (cap - 1);
-		t[k] = (uint32_t)i + 1;
-	}
-	free(x->idx);
-	x->idx = t;
-	x->icap = cap;
-}
-
-/* The return-side histogram of (a, b, c), created if asked: the same keys as
- * the scoreboard (a = NEST_ANY with the per-edge one). */
-static struct triple *rsb_find(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c,
-                               int create)
-{
-	struct rtab *x = &n->rsb;
-	if (!x->icap) {
-		if (!create)
-			return NULL;
-		rsb_grow(x);
-	}
-	size_t k = triple_hash(a, b, c) & (x->icap - 1);
-	for (; x->idx[k]; k = (k + 1) & (x->icap - 1)) {
-		struct triple *t = &x->t[x->idx[k] - 1];
-		if (t->a == a && t->b == b && t->c == c)
-			return t;
-	}
-	if (!create)
-		return NULL;
-	if (x->n == x->cap) {
-		x->cap = x->cap ? 2 * x->cap : 64;
-		x->t = bb_xrealloc(x->t, x->cap * sizeof(*x->t));
-	}
-	struct triple *t = &x->t[x->n++];
-	t->a = a;
-	t->b = b;
-	t->c = c;
-	t->h = bb_xcalloc(2 * (size_t)n->bins.n, sizeof(*t->h));
-	t->norm = 1;
-	x->idx[k] = (uint32_t)x->n;
-	if (2 * x->n > x->icap)
-		rsb_grow(x);
-	return t;
-}
-
-void nest_rsb_free(struct bb_nest *n)
-{
-	for (size_t i = 0; i < n->rsb.n; i++)
-		free(n->rsb.t[i].h);
-	free(n->rsb.t);
-	free(n->rsb.idx);
-	memset(&n->rsb, 0, sizeof(n->rsb));
-}
 
 /* The return side of figure 4's lines 13-16: each candidate parent gets
  * 1/|candidates| at the delay from the child's return to the candidate's own
@@ -621,16 +432,16 @@ void nest_rsb_free(struct bb_nest *n)
 void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand, size_t nc)
 {
 	double w = 1.0 / (double)nc;
-	int pooled = n->p.scoreboard == BB_NEST_SB_EDGE;
-	struct triple *pool = pooled ? rsb_find(n, NEST_ANY, child->from, child->to, 1) : NULL;
+	int pooled = n->cfg.p.scoreboard == BB_NEST_SB_EDGE;
+	struct triple *pool = pooled ? nest_rsb(n, NEST_ANY, child->from, child->to, 1) : NULL;
 	for (size_t i = 0; i < nc; i++) {
 		if (cand[i]->end_ts == BB_NO_TIME)
 			continue;
 		uint32_t a = pool_key(n, cand[i], child);
-		struct triple *t = !pooled          ? rsb_find(n, cand[i]->from, child->from, child->to, 1)
+		struct triple *t = !pooled ? nest_rsb(n, cand[i]->from, child->from, child->to, 1)
 		                   : a == NEST_ANY ? pool
-		                                   : rsb_find(n, a, child->from, child->to, 1);
-		t->h[sb_bin(n, nest_sub(cand[i]->end_ts, child->ret_ts))] += w;
+		                                   : nest_rsb(n, a, child->from, child->to, 1);
+		t->h[nest_sb_bin(n, nest_sub(cand[i]->end_ts, child->ret_ts))] += w;
 	}
 }
 
@@ -639,10 +450,10 @@ static double return_factor(struct bb_nest *n, const struct call *par, const str
 {
 	if (par->end_ts == BB_NO_TIME)
 		return 0;
-	uint32_t a = n->p.scoreboard == BB_NEST_SB_EDGE ? pool_key(n, par, child) : par->from;
-	struct triple *t = rsb_find(n, a, child->from, child->to, 0);
+	uint32_t a = n->cfg.p.scoreboard == BB_NEST_SB_EDGE ? pool_key(n, par, child) : par->from;
+	struct triple *t = nest_rsb(n, a, child->from, child->to, 0);
 	if (!t)
 		return 0;
-	uint32_t bk = sb_bin(n, nest_sub(par->end_ts, child->ret_ts));
-	return t->h[bk] * n->binw[bk];
+	uint32_t bk = nest_sb_bin(n, nest_sub(par->end_ts, child->ret_ts));
+	return t->h[bk] * n->board.binw[bk];
 }

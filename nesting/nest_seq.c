@@ -41,12 +41,12 @@ static int64_t anchor_tree(const struct call *par, const struct call *self, int6
 static int64_t anchor_stage(const struct bb_nest *n, const struct call *par,
                             const struct call *self, int64_t t)
 {
-	if (!n->soff || par->ridx == BB_NONE || par->ridx >= n->nrec)
+	if (!n->gaps.soff || par->ridx == BB_NONE || par->ridx >= n->recs.nrec)
 		return BB_NO_TIME;
 	int64_t a = BB_NO_TIME;
-	for (uint32_t i = n->soff[par->ridx]; i < n->soff[par->ridx + 1]; i++) {
-		uint32_t k = n->skid[i];
-		int64_t r = n->sret[k];
+	for (uint32_t i = n->gaps.soff[par->ridx]; i < n->gaps.soff[par->ridx + 1]; i++) {
+		uint32_t k = n->gaps.skid[i];
+		int64_t r = n->gaps.sret[k];
 		if (k != self->ridx && r != BB_NO_TIME && r <= t && (a == BB_NO_TIME || r > a))
 			a = r;
 	}
@@ -59,12 +59,13 @@ static int64_t anchor_stage(const struct bb_nest *n, const struct call *par,
 uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
                            const struct call *child)
 {
-	if (!n->soff || par->ridx == BB_NONE || par->ridx >= n->nrec)
+	if (!n->gaps.soff || par->ridx == BB_NONE || par->ridx >= n->recs.nrec)
 		return 0;
 	uint32_t k = 0;
-	for (uint32_t i = n->soff[par->ridx]; i < n->soff[par->ridx + 1]; i++) {
-		uint32_t x = n->skid[i];
-		k += x != child->ridx && n->scall[x] < child->ret_ts && child->call_ts < n->sret[x];
+	for (uint32_t i = n->gaps.soff[par->ridx]; i < n->gaps.soff[par->ridx + 1]; i++) {
+		uint32_t x = n->gaps.skid[i];
+		k += x != child->ridx && n->gaps.scall[x] < child->ret_ts &&
+		     child->call_ts < n->gaps.sret[x];
 	}
 	return k;
 }
@@ -73,8 +74,8 @@ uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
 static int64_t anchor(const struct bb_nest *n, const struct call *par, const struct call *child,
                       uint32_t *kind)
 {
-	int64_t a = n->gstage ? anchor_stage(n, par, child, child->call_ts)
-	                      : anchor_tree(par, child, child->call_ts);
+	int64_t a = n->phase.gstage ? anchor_stage(n, par, child, child->call_ts)
+	                            : anchor_tree(par, child, child->call_ts);
 	*kind = a == BB_NO_TIME ? NEST_SEQ_FIRST : NEST_SEQ_NEXT;
 	return a == BB_NO_TIME ? par->call_ts : a;
 }
@@ -89,7 +90,7 @@ double nest_seq_score(struct bb_nest *n, const struct call *par, const struct ca
 	if (!t)
 		return 0;
 	uint32_t bk = nest_sb_bin(n, nest_sub(child->call_ts, a));
-	return t->h[bk] * n->binw[bk];
+	return t->h[bk] * n->board.binw[bk];
 }
 
 /* The sequence stage: child c has just been given parent par (the tree
@@ -100,100 +101,105 @@ void nest_seq_learn(struct bb_nest *n, struct call *par, struct call *c)
 	int64_t a = anchor(n, par, c, &kind);
 	struct triple *t = nest_triple(n, NEST_ANY, c->from, c->to | kind, 1);
 	t->h[nest_sb_bin(n, nest_sub(c->call_ts, a))] += 1;
-	if (n->spar && c->ridx < n->nrec)
-		n->spar[c->ridx] = par->ridx;
+	if (n->gaps.spar && c->ridx < n->recs.nrec)
+		n->gaps.spar[c->ridx] = par->ridx;
 }
 
 /* The sequence stage: the scoreboard's choice for child c, for --global's
  * context, without learning the gaps (no --sequence). */
 void nest_seq_context(struct bb_nest *n, struct call *par, struct call *c)
 {
-	if (n->p.sequence)
+	if (n->cfg.p.sequence)
 		nest_seq_learn(n, par, c);
-	else if (n->spar && c->ridx < n->nrec)
-		n->spar[c->ridx] = par->ridx;
+	else if (n->gaps.spar && c->ridx < n->recs.nrec)
+		n->gaps.spar[c->ridx] = par->ridx;
 }
 
 /* The sequence stage: call c has returned. */
 void nest_seq_returned(struct bb_nest *n, const struct call *c)
 {
-	if (n->sret && c->ridx < n->nrec) {
-		n->sret[c->ridx] = c->ret_ts;
-		n->scall[c->ridx] = c->call_ts;
+	if (n->gaps.sret && c->ridx < n->recs.nrec) {
+		n->gaps.sret[c->ridx] = c->ret_ts;
+		n->gaps.scall[c->ridx] = c->call_ts;
 	}
 }
 
-/* Runs the sequence stage: a replay that chooses parents by the scoreboard
- * and learns the gaps; then, for --global, each parent's children. */
-void nest_seq_stage(struct bb_nest *n)
+/* Before the sequence stage, a replay that chooses parents by the scoreboard
+ * and learns the gaps (nest_seq_context, nest_seq_returned): with --global,
+ * per record its parent and times. */
+void nest_seq_stage_begin(struct bb_nest *n)
 {
-	if (n->p.global) {
-		n->spar = bb_xmalloc((n->nrec ? n->nrec : 1) * sizeof(*n->spar));
-		n->sret = bb_xmalloc((n->nrec ? n->nrec : 1) * sizeof(*n->sret));
-		n->scall = bb_xmalloc((n->nrec ? n->nrec : 1) * sizeof(*n->scall));
-		for (size_t i = 0; i < n->nrec; i++) {
-			n->spar[i] = BB_NONE;
-			n->sret[i] = n->scall[i] = BB_NO_TIME;
+	if (n->cfg.p.global) {
+		n->gaps.spar =
+		    bb_xmalloc((n->recs.nrec ? n->recs.nrec : 1) * sizeof(*n->gaps.spar));
+		n->gaps.sret =
+		    bb_xmalloc((n->recs.nrec ? n->recs.nrec : 1) * sizeof(*n->gaps.sret));
+		n->gaps.scall =
+		    bb_xmalloc((n->recs.nrec ? n->recs.nrec : 1) * sizeof(*n->gaps.scall));
+		for (size_t i = 0; i < n->recs.nrec; i++) {
+			n->gaps.spar[i] = BB_NONE;
+			n->gaps.sret[i] = n->gaps.scall[i] = BB_NO_TIME;
 		}
 	}
-	struct bb_nest_stats keep = n->st;
-	n->sstage = 1;
-	nest_replay(n);
-	n->sstage = 0;
-	n->st = keep;
-	n->seq_ready = n->p.sequence;
+}
+
+/* After the sequence stage's replay: the histograms are learnt, and with
+ * --sequence --global each parent record's children are indexed. */
+void nest_seq_stage_end(struct bb_nest *n)
+{
+	n->gaps.ready = n->cfg.p.sequence;
 	/* --global's first round scores without context: the greedy choice's
 	 * parents are too often wrong at high parallelism to lend it (figure 17's
 	 * trace: 9,610 instances wrong with them, 180 without); the second round
 	 * takes the first round's (nest_seq_from_global). The stage still gives
 	 * each record its call and return times. */
-	if (!n->spar || !n->p.sequence) {
-		free(n->spar);
-		n->spar = NULL;
+	if (!n->gaps.spar || !n->cfg.p.sequence) {
+		free(n->gaps.spar);
+		n->gaps.spar = NULL;
 		return;
 	}
 	/* children per parent record, in call order (CSR) */
-	n->soff = bb_xcalloc(n->nrec + 2, sizeof(*n->soff));
-	for (size_t i = 0; i < n->nrec; i++)
-		if (n->spar[i] != BB_NONE)
-			n->soff[n->spar[i] + 2]++;
-	for (size_t i = 0; i < n->nrec; i++)
-		n->soff[i + 2] += n->soff[i + 1];
-	n->skid = bb_xmalloc((n->soff[n->nrec + 1] + 1) * sizeof(*n->skid));
-	for (size_t i = 0; i < n->nrec; i++)
-		if (n->spar[i] != BB_NONE)
-			n->skid[n->soff[n->spar[i] + 1]++] = (uint32_t)i;
-	free(n->spar);
-	n->spar = NULL;
+	n->gaps.soff = bb_xcalloc(n->recs.nrec + 2, sizeof(*n->gaps.soff));
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		if (n->gaps.spar[i] != BB_NONE)
+			n->gaps.soff[n->gaps.spar[i] + 2]++;
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		n->gaps.soff[i + 2] += n->gaps.soff[i + 1];
+	n->gaps.skid = bb_xmalloc((n->gaps.soff[n->recs.nrec + 1] + 1) * sizeof(*n->gaps.skid));
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		if (n->gaps.spar[i] != BB_NONE)
+			n->gaps.skid[n->gaps.soff[n->gaps.spar[i] + 1]++] = (uint32_t)i;
+	free(n->gaps.spar);
+	n->gaps.spar = NULL;
 }
 
 /* --global: the context of a next round is this round's parents. */
 void nest_seq_from_global(struct bb_nest *n)
 {
-	if (!n->gpar || !n->sret)
+	if (!n->solve.gpar || !n->gaps.sret)
 		return;
-	if (!n->soff)
-		n->soff = bb_xmalloc((n->nrec + 2) * sizeof(*n->soff));
-	memset(n->soff, 0, (n->nrec + 2) * sizeof(*n->soff));
-	for (size_t i = 0; i < n->nrec; i++)
-		if (n->gpar[i] != BB_NONE)
-			n->soff[n->gpar[i] + 2]++;
-	for (size_t i = 0; i < n->nrec; i++)
-		n->soff[i + 2] += n->soff[i + 1];
-	free(n->skid);
-	n->skid = bb_xmalloc((n->soff[n->nrec + 1] + 1) * sizeof(*n->skid));
-	for (size_t i = 0; i < n->nrec; i++)
-		if (n->gpar[i] != BB_NONE)
-			n->skid[n->soff[n->gpar[i] + 1]++] = (uint32_t)i;
+	if (!n->gaps.soff)
+		n->gaps.soff = bb_xmalloc((n->recs.nrec + 2) * sizeof(*n->gaps.soff));
+	memset(n->gaps.soff, 0, (n->recs.nrec + 2) * sizeof(*n->gaps.soff));
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		if (n->solve.gpar[i] != BB_NONE)
+			n->gaps.soff[n->solve.gpar[i] + 2]++;
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		n->gaps.soff[i + 2] += n->gaps.soff[i + 1];
+	free(n->gaps.skid);
+	n->gaps.skid = bb_xmalloc((n->gaps.soff[n->recs.nrec + 1] + 1) * sizeof(*n->gaps.skid));
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		if (n->solve.gpar[i] != BB_NONE)
+			n->gaps.skid[n->gaps.soff[n->solve.gpar[i] + 1]++] = (uint32_t)i;
 }
 
 void nest_seq_free(struct bb_nest *n)
 {
-	free(n->spar);
-	free(n->sret);
-	free(n->scall);
-	free(n->soff);
-	free(n->skid);
-	n->spar = n->soff = n->skid = NULL;
-	n->sret = n->scall = NULL;
+	free(n->gaps.spar);
+	free(n->gaps.sret);
+	free(n->gaps.scall);
+	free(n->gaps.soff);
+	free(n->gaps.skid);
+	n->gaps.spar = n->gaps.soff = n->gaps.skid = NULL;
+	n->gaps.sret = n->gaps.scall = NULL;
 }

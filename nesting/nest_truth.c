@@ -45,16 +45,16 @@ static int by_count(const void *x, const void *y)
 
 static struct pk *collect(const struct bb_nest *n)
 {
-	struct pk *v = bb_xcalloc(n->npat ? n->npat : 1, sizeof(*v));
-	for (size_t i = 0; i < n->npat; i++) {
-		v[i].key = nest_pattern_text(n, &n->pat[i]);
-		v[i].count = n->pat[i].count;
-		v[i].size = calls_in(&n->pat[i].root);
+	struct pk *v = bb_xcalloc(n->pats.npat ? n->pats.npat : 1, sizeof(*v));
+	for (size_t i = 0; i < n->pats.npat; i++) {
+		v[i].key = nest_pattern_text(n, &n->pats.pat[i]);
+		v[i].count = n->pats.pat[i].count;
+		v[i].size = calls_in(&n->pats.pat[i].root);
 	}
-	qsort(v, n->npat, sizeof(*v), by_count);
-	for (size_t i = 0; i < n->npat; i++)
+	qsort(v, n->pats.npat, sizeof(*v), by_count);
+	for (size_t i = 0; i < n->pats.npat; i++)
 		v[i].rank = i;
-	qsort(v, n->npat, sizeof(*v), by_key);
+	qsort(v, n->pats.npat, sizeof(*v), by_key);
 	return v;
 }
 
@@ -79,7 +79,7 @@ void bb_nest_compare(const struct bb_nest *inferred, const struct bb_nest *oracl
                      struct bb_nest_accuracy *acc)
 {
 	memset(acc, 0, sizeof(*acc));
-	size_t ni = inferred->npat, nt = oracle->npat;
+	size_t ni = inferred->pats.npat, nt = oracle->pats.npat;
 	struct pk *inf = collect(inferred), *tru = collect(oracle);
 	join(inf, ni, tru, nt);
 	join(tru, nt, inf, ni);

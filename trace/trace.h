@@ -179,6 +179,35 @@ void bb_reader_stats(const struct bb_reader *r, struct bb_reader_stats *st);
 /* The input's name, as used in messages. */
 const char *bb_reader_name(const struct bb_reader *r);
 
+/* ---- a trace read in several passes (trace_src.c) ---------------------------- */
+
+/* A trace that a program reads more than once (bbnest's two passes). A regular
+ * file read from its start is mapped read-only and read in place: no input
+ * buffer, and each reader on it gives back the pages well behind what it has
+ * read, so a long trace does not stay resident. Another stream is read as a
+ * stream and rewound for each later pass; a buffer is read in place. */
+struct bb_tsrc;
+/* Borrows fp (never closed here) and name; returns new (bb_tsrc_free). */
+struct bb_tsrc *bb_tsrc_stream(FILE *fp, const char *name);
+/* Borrows buf and name for the source's life; returns new (bb_tsrc_free). */
+struct bb_tsrc *bb_tsrc_mem(const char *buf, size_t len, const char *name);
+/* Unmaps what the source mapped; NULL is fine. */
+void bb_tsrc_free(struct bb_tsrc *s);
+/* Whether the trace is in memory (mapped or a buffer), and its length then. */
+int bb_tsrc_in_memory(const struct bb_tsrc *s, size_t *len);
+/* Whether the first `lines` record lines are in timestamp order, by a quick
+ * look at each line's first field: 0 when they are not, when a field is not
+ * plainly DIGITS[.DIGITS] (the reader will judge it) or when the trace is not
+ * in memory. In order, a reader needs only a small reorder window. */
+int bb_tsrc_in_order(const struct bb_tsrc *s, uint64_t lines);
+/* A new reader of the whole trace (bb_reader_free it before the next one): the
+ * first from the stream's position, later ones from its start. NULL with err
+ * set when the stream cannot be rewound or the reader fails. */
+struct bb_reader *bb_tsrc_reader(struct bb_tsrc *s, const struct bb_reader_opts *opts,
+                                 struct bb_err *err);
+/* Gives back the map early, when no later pass will read the trace. */
+void bb_tsrc_unmap(struct bb_tsrc *s);
+
 /* ---- writer -------------------------------------------------------------------- */
 
 /* Canonical v1 output: "#bbtrace 1", metadata lines, then one line per record:

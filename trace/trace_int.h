@@ -34,6 +34,12 @@ void bb_time_frac9(uint32_t frac, char *p);
 #define BB_PREFETCH(p) __builtin_prefetch(p)
 #else
 #define BB_PREFETCH(p) ((void)(p))
+struct bb_reader;
+/* Makes a reader of a mapped file (bb_reader_mem on the map) give back the
+ * pages well behind the line it reads (madvise DONTNEED: they come back from
+ * the file should anything look back). Only for a read-only file map. */
+void bb_reader_release_behind(struct bb_reader *r);
+
 #endif
 
 struct bb_intern;
@@ -42,5 +48,11 @@ struct bb_intern;
 uint32_t bb_intern_hash(const char *s, size_t len);
 void bb_intern_prefetch(const struct bb_intern *in, uint32_t h);
 uint32_t bb_intern_add_hashed(struct bb_intern *in, const char *s, size_t len, uint32_t h);
+
+struct bb_reader;
+/* Makes a reader of a mapped file (bb_reader_mem on the map) give back the
+ * pages well behind the line it reads (madvise DONTNEED: they come back from
+ * the file should anything look back). Only for a read-only file map. */
+void bb_reader_release_behind(struct bb_reader *r);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "trace/trace.h"
@@ -33,6 +34,7 @@
 #define QUOTE_MAX 40        /* bytes of offending text quoted in messages */
 #define QUOTE_SZ (QUOTE_MAX + 16)
 #define LINE_LONG 2         /* fetch_line: a line longer than BB_LINE_MAX */
+#define REL_KEEP ((size_t)4 << 20) /* bytes of a mapped trace kept behind the reader */
 #define ID_LAG 16           /* ids are interned this many records after parsing */
 #define ID_DEFERRED (UINT32_MAX - 1) /* pend.id until then; never an index */
 #define NCACHE_BITS 6
@@ -75,6 +77,8 @@ struct bb_reader {
 	int own_fp;            /* fp is ours to fclose */
 	const char *mem;
 	size_t mem_len;
+	size_t rel_page;       /* mem is a file map: give back pages behind pos (page size) */
+	size_t rel_done;       /* mem's pages before this are given back */
 	char *buf;
 	size_t pos, end, scan; /* unread data is buf[pos..end); scan: LF-free bytes seen */
 	int eof;               /* no more input to read into buf */
@@ -277,6 +281,33 @@ static long read_some(struct bb_reader *r, char *dst, size_t n)
 	}
 }
 
+/* Gives back the pages of a mapped trace more than REL_KEEP behind the
+ * line being read: a long trace then does not stay resident. Every line is
+ * copied into a pending slot as it is parsed and never looked at again;
+ * should anything look back, the pages come back from the file. */
+static void release_behind(struct bb_reader *r)
+{
+#ifdef MADV_DONTNEED
+	size_t end = (r->pos - REL_KEEP) / r->rel_page * r->rel_page;
+	if (end > r->rel_done &&
+	    madvise((void *)(uintptr_t)(r->mem + r->rel_done), end - r->rel_done,
+	            MADV_DONTNEED) != 0) {
+		r->rel_page = 0; /* not here: stop trying */
+		return;
+	}
+	r->rel_done = end;
+#else
+	r->rel_page = 0;
+#endif
+}
+
+void bb_reader_release_behind(struct bb_reader *r)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	r->rel_page = page > 0 ? (size_t)page : 0;
+	r->rel_done = 0;
+}
+
 /* Next line into r->line/line_len (without its LF). Returns 1, 0 at the end
  * of input, LINE_LONG for a line over BB_LINE_MAX (consumed when lenient), or
  * BB_ERR_IO with err set. */
@@ -290,6 +321,8 @@ static int fetch_line(struct bb_reader *r, struct bb_err *err)
 		nl = memchr(s, '\n', avail);
 		n = nl ? (size_t)(nl - s) : avail;
 		r->pos += nl ? n + 1 : n;
+		if (r->rel_page && r->pos - r->rel_done >= 3 * REL_KEEP)
+			release_behind(r);
 		r->line = s;
 		r->line_len = n;
 		r->safe_end = r->mem + r->mem_len;

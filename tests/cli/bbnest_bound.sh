@@ -55,7 +55,7 @@ jq -e '.accuracy.bound.instances.fn == 0 and .accuracy.bound.instances.true > 10
 "$nest" --bound one.tr >/dev/null 2>err
 rc=$?
 [ $rc -eq 2 ] || no "--bound without --truth exits $rc"
-grep -q '^bbnest: --bound needs --truth' err || no "--bound without --truth: $(cat err)"
+grep -q '^bbnest: error: --bound needs --truth' err || no "--bound without --truth: $(cat err)"
 "$nest" --truth --bound --memory 0 --json one.tr >m.json 2>err || no "--memory 0 failed"
 grep -q '^bbnest: warning: one.tr: --bound not used' err || no "--memory 0: $(cat err)"
 jq -e '.accuracy.bound == null' m.json >/dev/null || no "--memory 0: a bound was printed"

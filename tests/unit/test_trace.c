@@ -1102,6 +1102,97 @@ static void test_garbage(void)
 
 /* ---- files, streams ----------------------------------------------------------------- */
 
+/* Records read by a reader of src: 1 when each has id "id<i>" and line i+1
+ * (after `skip` header lines), counting them into *n. */
+static int tsrc_read_all(struct bb_tsrc *src, int skip, int *n)
+{
+	struct bb_err err;
+	struct bb_rec rec;
+	struct bb_reader *r = bb_tsrc_reader(src, NULL, &err);
+	char want[64];
+	int rc, ok = 1;
+	*n = 0;
+	if (!r) {
+		UNIT_FAIL_("no reader: %s", err.msg);
+		return 0;
+	}
+	while ((rc = bb_reader_next(r, &rec, &err)) == 1) {
+		snprintf(want, sizeof want, "id%d", *n);
+		if (ok && (strcmp(rec.id_str, want) || rec.line != (uint64_t)(*n + 1 + skip))) {
+			UNIT_FAIL_("record %d: id %s line %llu", *n, rec.id_str,
+			           (unsigned long long)rec.line);
+			ok = 0;
+		}
+		(*n)++;
+	}
+	CHECK_INT(rc, 0);
+	bb_reader_free(r);
+	return ok;
+}
+
+static void test_tsrc(void)
+{
+	/* ~17 MB: the reader of the map gives back pages behind it (past 12 MiB)
+	 * and every record still reads right, twice */
+	char *p = tmp_path("tsrc");
+	FILE *f = fopen(p, "w");
+	int n = 300000, got;
+	fprintf(f, "#bbtrace 1\n");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%d.%09d\tCALL\tnode%d\tnode%d\tid%d\tpad=%040d\n", 1000 + i / 7, i % 7,
+		        i % 13, i % 11, i, i);
+	fclose(f);
+	FILE *fp = fopen(p, "r");
+	struct bb_tsrc *src = bb_tsrc_stream(fp, "t.tr");
+	size_t len;
+	CHECK_INT(bb_tsrc_in_memory(src, &len), 1);
+	CHECK(len > (size_t)16 << 20);
+	CHECK_INT(bb_tsrc_in_order(src, 4096), 1);
+	for (int pass = 0; pass < 2; pass++) {
+		CHECK(tsrc_read_all(src, 1, &got));
+		CHECK_INT(got, n);
+	}
+	/* unmapped: the stream, rewound */
+	bb_tsrc_unmap(src);
+	CHECK_INT(bb_tsrc_in_memory(src, &len), 0);
+	CHECK(tsrc_read_all(src, 1, &got));
+	CHECK_INT(got, n);
+	bb_tsrc_free(src);
+	fclose(fp);
+	unlink(p);
+	free(p);
+
+	/* a stream that cannot be mapped is read as one, rewound for the second pass */
+	static const char text[] = "#bbtrace 1\n1.5\tCALL\ta\tb\tid0\n2.5\tRET\tb\ta\tid1\n";
+	fp = fmemopen((void *)(uintptr_t)text, sizeof text - 1, "r");
+	src = bb_tsrc_stream(fp, "m.tr");
+	CHECK_INT(bb_tsrc_in_memory(src, &len), 0);
+	CHECK_INT(bb_tsrc_in_order(src, 4096), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		CHECK(tsrc_read_all(src, 1, &got));
+		CHECK_INT(got, 2);
+	}
+	bb_tsrc_free(src);
+	fclose(fp);
+
+	/* the quick order look: canonical decimal times only */
+	static const struct {
+		const char *text;
+		int in_order;
+	} cases[] = {
+		{"1.5\tx\n2.5\tx\n", 1},   {"2.5\tx\n1.5\tx\n", 0},   {"9.5\tx\n10.5\tx\n", 1},
+		{"10.5\tx\n9.5\tx\n", 0},  {"1.5\tx\n1.5\tx\n", 1},   {"1.55\tx\n1.5\tx\n", 0},
+		{"01.5\tx\n", 0},          {"1e9\tx\n", 0},           {"#c\n\n3\tx\n4\tx\n", 1},
+		{"1.12345678901\tx\n", 0}, {"1.5 x\n1.25 x\n", 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		src = bb_tsrc_mem(cases[i].text, strlen(cases[i].text), "c.tr");
+		if (bb_tsrc_in_order(src, 4096) != cases[i].in_order)
+			UNIT_FAIL_("in_order(\"%s\") != %d", cases[i].text, cases[i].in_order);
+		bb_tsrc_free(src);
+	}
+}
+
 static void test_read_file_blocks(void)
 {
 	/* ~3 MiB so that lines straddle the 1 MiB reads, through both the path
@@ -1463,6 +1554,7 @@ static const struct unit_test tests[] = {
 	{"reorder_ids_small_window", test_reorder_ids_small_window},
 	{"garbage", test_garbage},
 	{"read_file_blocks", test_read_file_blocks},
+	{"tsrc", test_tsrc},
 	{"write_canonical", test_write_canonical},
 	{"write_time_seconds_kept", test_write_time_seconds_kept},
 	{"pct_encode_positions", test_pct_encode_positions},
