@@ -316,9 +316,8 @@ static int stale(const struct nest_global *g, const struct refine *r, uint32_t c
 	const struct nest_gchild *x = &g->ch[ci];
 	if (!r->seen[ci])
 		return 1;
-	for (uint32_t j = 0; j < x->nc; j++)
-		if (r->pidx[g->ent[x->off + j].par] &&
-		    r->par[r->pidx[g->ent[x->off + j].par] - 1].changed > r->seen[ci])
+	for (uint32_t j = 0; j < x->nc; j++) /* every entry's call is a parent (build) */
+		if (parent_of(g, r, x->off + j)->changed > r->seen[ci])
 			return 1;
 	return 0;
 }
