@@ -242,7 +242,7 @@ static void split_kinds(struct refine *r)
 		if (B->a != NEST_ANY || !B->ncalls)
 			continue;
 		double df, g = g_test(r, kb, &df);
-		B->split = getenv("BBX_ALLSPLIT") || (df > 0 && g > chi2_crit(df));
+		B->split = df > 0 && g > chi2_crit(df);
 	}
 	for (size_t p = 0; p < r->npar; p++) {
 		struct rparent *x = &r->par[p];
@@ -436,7 +436,7 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 	struct nest_global *g = &n->solve.glob;
 	struct refine r = {0};
 	build(n, &r, asg);
-	if (!getenv("BBX_NOSPLIT")) split_kinds(&r);
+	split_kinds(&r);
 	uint64_t changed = 0;
 	for (int round = 0; round < NEST_REFINE_ROUNDS; round++) {
 		count_seqs(&r, 0);
