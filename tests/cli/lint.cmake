@@ -6,3 +6,5 @@ if(BB_PYTHON3)
   add_test(NAME cli_func_length
     COMMAND ${BB_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/func_length.py --root ${PROJECT_SOURCE_DIR})
 endif()
+# no_getenv: the modules read no environment variable (settings are flags).
+add_test(NAME cli_no_getenv COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/no_getenv.sh ${PROJECT_SOURCE_DIR})
