@@ -623,12 +623,7 @@ void nest_global_solve(struct bb_nest *n)
 		n->solve.gpar[i] = BB_NONE;
 	for (size_t ci = 0; ci < g->nch; ci++)
 		force[ci] = force[ci] != BB_NONE ? force[ci] : k.assign[ci];
-	if (!g->cap) /* not for --bound: its true counts decide the sets */
-		n->st.global_refined += nest_refine(n, force);
-	for (size_t ci = 0; ci < g->nch; ci++)
-		n->solve.gpar[g->ch[ci].ridx] = g->ent[force[ci]].par;
 	free(ord);
-	free(force);
 	free(s.dist);
 	free(s.pred);
 	free(s.via);
@@ -636,7 +631,12 @@ void nest_global_solve(struct bb_nest *n)
 	free(s.touched);
 	free(s.path);
 	free(s.heap.a);
-	free_net(&k);
+	free_net(&k); /* before the refinement: the peak is the larger of the two */
+	if (!g->cap) /* not for --bound: its true counts decide the sets */
+		n->st.global_refined += nest_refine(n, force);
+	for (size_t ci = 0; ci < g->nch; ci++)
+		n->solve.gpar[g->ch[ci].ridx] = g->ent[force[ci]].par;
+	free(force);
 	nest_global_free(n);
 }
 

@@ -192,10 +192,23 @@ struct pattern {
 	int req_mixed;       /* its instances' root calls had different labels */
 	double root_lat_sum; /* sum of root latencies, ns */
 	uint32_t key;        /* index in the pattern-key table */
+	int moved;           /* mlo, mhi: its count interval from the moves of the
+	                        unsure children (nest_interval.c) */
+	uint64_t mlo, mhi;
 	struct anode root;
 };
 
 #define NEST_PEN_TAB 64
+
+/* A 64-bit mixer (splitmix64's finaliser): hashes of call sequences and
+ * of instance trees. */
+static inline uint64_t nest_mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
 
 /* Tokens kept per call (tok= values past this are ignored). */
 #define NEST_TOK_MAX 8
@@ -332,6 +345,18 @@ struct nest_solve {
 	uint8_t *ramb;            /* per CALL record, 1: its parent was ambiguous, 2: a
 	                             likely parent of such a child */
 	struct nest_bound *bnd;   /* --bound: what the truth taught */
+	struct nest_post {        /* --global: the other parents each unsure child could
+	                             have (nest_refine.c), for the count intervals
+	                             (nest_interval.c) */
+		uint32_t *child;  /* per unsure child: its CALL record */
+		uint32_t *off;    /* its changes: [off[i], off[i + 1]) */
+		uint32_t *apar;   /* per change: the new parent's CALL record */
+		uint32_t *aswap;  /* ... the child it swaps with (its CALL record), or
+		                     BB_NONE: a move alone */
+		size_t n, nalt, capn, capalt;
+		int done;         /* the refinement filled it (maybe with no child) */
+	} post;
+	int last_round;           /* --global: the last round, whose refinement fills post */
 };
 
 /* The scoreboard (nest_board.c, nest_score.c). */
@@ -456,6 +481,12 @@ void nest_global_free(struct bb_nest *n);
 
 /* nest_refine.c */
 uint64_t nest_refine(struct bb_nest *n, uint32_t *asg);
+
+/* nest_interval.c */
+void nest_post_add(struct nest_post *q, uint32_t child);
+void nest_post_alt(struct nest_post *q, uint32_t par, uint32_t swap);
+void nest_post_free(struct nest_post *q);
+void nest_intervals(struct bb_nest *n);
 
 /* nest_bound.c */
 void nest_bound_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);

@@ -356,8 +356,8 @@ void nest_export(struct bb_nest *n)
 		struct bb_vpattern *v = &n->ex.vpat[i];
 		v->rank = (unsigned)(i + 1);
 		v->count = p->count;
-		v->count_lo = p->count - p->ambiguous;
-		v->count_hi = p->count + other[n->ex.order[i]];
+		v->count_lo = p->moved ? p->mlo : p->count - p->ambiguous;
+		v->count_hi = p->moved ? p->mhi : p->count + other[n->ex.order[i]];
 		v->exact = p->exact;
 		/* the root call's label: "(mixed)" when its instances differ */
 		v->root.req = p->req_mixed        ? "(mixed)"

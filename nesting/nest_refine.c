@@ -73,17 +73,9 @@ struct refine {
 	size_t ccap, ncnt;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 static uint64_t count_key(uint32_t kind, uint64_t seq)
 {
-	uint64_t k = mix64(((uint64_t)kind << 1) ^ 0x5bd1e995ULL) ^ seq;
+	uint64_t k = nest_mix64(((uint64_t)kind << 1) ^ 0x5bd1e995ULL) ^ seq;
 	return k ? k : 1;
 }
 
@@ -271,7 +263,7 @@ static uint64_t seq_key(const struct nest_global *g, const struct refine *r,
 	}
 	uint64_t h = 0;
 	for (size_t i = 0; i < nk; i++)
-		h = mix64(h ^ ((uint64_t)g->ch[kid[i]].c + 1));
+		h = nest_mix64(h ^ ((uint64_t)g->ch[kid[i]].c + 1));
 	return h;
 }
 
@@ -428,6 +420,120 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 		r->par[p].seq = seq_key(g, r, &r->par[p], BB_NONE, BB_NONE);
 }
 
+/* Which other parents child ci could have, for the count intervals
+ * (nest_interval.c). Moving it alone to candidate e, or swapping it with a
+ * child y of e whose candidates include ci's parent, changes the final
+ * model's likelihood by gain (best_change's terms): each change has a
+ * probability proportional to exp(gain), the chosen parent's gain 0. A lone
+ * move usually leaves one call without a callee it always makes and gives
+ * another two: the sequences make it unlikely, and the swaps are left
+ * (figure 17's trace). The model can be sure and wrong (a worker pool's
+ * queue at 64 requests in flight: docs/accuracy.md), so a move the times
+ * alone leave open counts too: to a candidate with at least NEST_POST_TIMES
+ * of the child's scores (the "likely parent" of the ambiguity flags,
+ * nest_global_collect). A change is kept when the model gives it at least
+ * NEST_POST_MODEL or it is such a move. Only the last --global round's
+ * refinement does this. */
+#define NEST_POST_MODEL 0.01
+#define NEST_POST_TIMES (1 - NEST_AMB_SHARE)
+
+struct palt {
+	double gain;
+	int times;          /* a move the times alone leave open */
+	uint32_t par, swap; /* the new parent's CALL record; the child swapped's, or BB_NONE */
+};
+
+struct pbuf {
+	struct palt *a;
+	size_t n, cap;
+};
+
+static void palt_push(struct pbuf *b, double gain, int times, uint32_t par, uint32_t swap)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 64;
+		b->a = bb_xrealloc(b->a, b->cap * sizeof(*b->a));
+	}
+	b->a[b->n++] = (struct palt){gain, times, par, swap};
+}
+
+/* The share of child ci's scores its entry e has (the entries' w are the
+ * flow's costs: its best log score less theirs). */
+static double times_share(const struct nest_global *g, uint32_t ci, uint32_t e)
+{
+	const struct nest_gchild *x = &g->ch[ci];
+	double sum = 0;
+	for (uint32_t j = 0; j < x->nc; j++)
+		if (!isinf(g->ent[x->off + j].w))
+			sum += exp(-(double)g->ent[x->off + j].w);
+	return isinf(g->ent[e].w) || sum <= 0 ? 0 : exp(-(double)g->ent[e].w) / sum;
+}
+
+/* Child ci's changes: moves and swaps, with their gains, into b. */
+static void post_changes(struct nest_global *g, struct refine *r, const uint32_t *asg,
+                         uint32_t ci, struct pbuf *b)
+{
+	const struct nest_gchild *x = &g->ch[ci];
+	uint32_t e0 = asg[ci], p0 = g->ent[e0].par;
+	struct rparent *p = parent_of(g, r, e0);
+	double lp_p = log_p(r, p->kind, p->seq);
+	double lp_p1 = log_p(r, p->kind, seq_key(g, r, p, ci, BB_NONE));
+	b->n = 0;
+	for (uint32_t j = 0; j < x->nc; j++) {
+		uint32_t e1 = x->off + j;
+		if (e1 == e0 || isinf(g->ent[e1].w))
+			continue;
+		struct rparent *q = parent_of(g, r, e1);
+		double dt = g->ent[e0].w - g->ent[e1].w, lp_q = log_p(r, q->kind, q->seq);
+		int t1 = times_share(g, ci, e1) >= NEST_POST_TIMES;
+		palt_push(b, dt + lp_p1 - lp_p + log_p(r, q->kind, seq_key(g, r, q, BB_NONE, ci)) - lp_q,
+		          t1, g->ent[e1].par, BB_NONE);
+		for (uint32_t y = q->head; y != BB_NONE; y = r->next[y]) {
+			uint32_t ey1 = entry_to(g, y, p0);
+			if (ey1 == BB_NONE)
+				continue;
+			palt_push(b,
+			          dt + g->ent[asg[y]].w - g->ent[ey1].w +
+			              log_p(r, p->kind, seq_key(g, r, p, ci, y)) - lp_p +
+			              log_p(r, q->kind, seq_key(g, r, q, y, ci)) - lp_q,
+			          0, g->ent[e1].par, g->ch[y].ridx);
+		}
+	}
+}
+
+static void post_child(struct bb_nest *n, struct refine *r, const uint32_t *asg, uint32_t ci,
+                       struct pbuf *b)
+{
+	struct nest_global *g = &n->solve.glob;
+	post_changes(g, r, asg, ci, b);
+	double sum = 1;
+	for (size_t i = 0; i < b->n; i++)
+		sum += exp(b->a[i].gain < 700 ? b->a[i].gain : 700);
+	int any = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		double pi = exp(b->a[i].gain < 700 ? b->a[i].gain : 700) / sum;
+		if (pi < NEST_POST_MODEL && !b->a[i].times)
+			continue;
+		if (!any++)
+			nest_post_add(&n->solve.post, g->ch[ci].ridx);
+		nest_post_alt(&n->solve.post, b->a[i].par, b->a[i].swap);
+	}
+}
+
+static void posterior(struct bb_nest *n, struct refine *r, const uint32_t *asg)
+{
+	struct nest_global *g = &n->solve.glob;
+	nest_post_free(&n->solve.post);
+	count_seqs(r, 0); /* the final assignment's */
+	struct pbuf b = {0};
+	for (uint32_t ci = 0; ci < g->nch; ci++)
+		if (g->ch[ci].nc >= 2 && !isinf(g->ent[asg[ci]].w))
+			post_child(n, r, asg, ci, &b);
+	free(b.a);
+	n->solve.post.done = 1;
+
+}
+
 /* Improves asg (per child of n->solve.glob, its entry; the entries' w the flow's
  * costs) by the sequences of callees each kind of call makes; returns the
  * changes made. */
@@ -452,6 +558,8 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 		if (!c)
 			break; /* the same counts again */
 	}
+	if (n->solve.last_round)
+		posterior(n, &r, asg);
 	free(r.seen);
 	free(r.pidx);
 	free(r.next);

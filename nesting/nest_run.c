@@ -91,6 +91,7 @@ static void solve_drop_choices(struct nest_solve *sv)
 {
 	free(sv->gpar);
 	free(sv->ramb);
+	nest_post_free(&sv->post);
 	sv->gpar = NULL;
 	sv->ramb = NULL;
 }
@@ -256,6 +257,7 @@ static void global_rounds(struct bb_nest *n)
 	for (int r = 0; r < NEST_GLOBAL_ROUNDS; r++) {
 		if (r)
 			nest_seq_from_global(n);
+		n->solve.last_round = r == NEST_GLOBAL_ROUNDS - 1;
 		n->phase.gstage = 1;
 		nest_replay(n);
 		n->phase.gstage = 0;
@@ -309,6 +311,8 @@ static void replay_stages(struct bb_nest *n, int bound)
 		global_rounds(n);
 	}
 	nest_replay(n);
+	nest_intervals(n);
+	nest_post_free(&n->solve.post);
 }
 
 /* After the run: what only the passes needed. */

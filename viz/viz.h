@@ -92,11 +92,9 @@ struct bb_vnode {
 struct bb_vpattern {
 	unsigned rank;              /* 1 = first */
 	uint64_t count;             /* instances */
-	uint64_t count_lo, count_hi; /* what the count could be: the instances whose
-	                               parents were all clear, and count plus the
-	                               unclear instances of the patterns that could
-	                               have been this one (count_lo = count_hi = count
-	                               when nothing was unclear) */
+	uint64_t count_lo, count_hi; /* what the count could be where parents were
+	                               unsure (the algorithm says how; count_lo =
+	                               count_hi = count when nothing was) */
 	uint64_t exact;             /* instances whose every parent propagated context
 	                               (ctx=) decided */
 	int64_t total_latency_ns;   /* count x mean root latency */

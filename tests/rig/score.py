@@ -187,10 +187,15 @@ def inferred(json_path):
         d = json.load(f)
     pats = Counter()
     nodes = {}
+    ivals = {}
     for p in d["patterns"]:
         key = canon(p["root"])
         pats[key] += p["count"]
         nodes[key] = p["root"]
+        lo, hi = p.get("count_interval", [p["count"], p["count"]])
+        plo, phi = ivals.get(key, (0, 0))
+        ivals[key] = (plo + lo, phi + hi)
+    d["_intervals"] = ivals
     return pats, nodes, d
 
 
@@ -250,8 +255,11 @@ def cmd_nest(args):
         if k not in ti:
             mark = "FAIL: not in the inferred top %d" % n
             ok = False
-        print("  true #%d %-7s %-5s true %5d inferred %5d (%+.1f%%) %s  %s"
-              % (i + 1, kinds[k][0], kinds[k][1] or "-", trees[k], pats[k], 100 * dev, mark, k))
+        lo, hi = d["_intervals"].get(k, (0, 0))
+        inside = "inside" if lo <= trees[k] <= hi else "OUTSIDE"
+        print("  true #%d %-7s %-5s true %5d inferred %5d (%+.1f%%) [%d-%d] %s %s  %s"
+              % (i + 1, kinds[k][0], kinds[k][1] or "-", trees[k], pats[k], 100 * dev, lo, hi,
+                 inside, mark, k))
     for k in ti:
         if k not in tt:
             print("  FAIL: inferred top-%d pattern not in the true top %d: %d %s"
