@@ -20,19 +20,28 @@
  * tok= is evidence, never a requirement. A token on more than a tenth of
  * the calls (a table name, "session") tells no request from another and is
  * left out; so is one that every candidate of a child shares. Each
- * candidate falls in a class: it shares one of the remaining tokens with the
- * child (1), it has tokens but shares none of those (2), or there is nothing
- * to compare (0). How much a class is worth is learnt per edge (B, C) by a
- * replay after pass 1 (which counted the tokens), as a
- * likelihood ratio: q, how often a child shares a token with its true
- * parent, over r, how often it shares one with a call into B that cannot be
- * its parent (the last call into B that returned before the child did).
- * q comes from children with one candidate and, at load, from the others:
- * a child with candidates sharing S of O expects q + r (O - 1) shares. An
- * edge whose tokens say nothing (q no better than r, or too few samples)
- * scores 1 for every class, so traces without tokens nest as before. */
+ * candidate falls in a class: it has tokens and shares k of the remaining
+ * ones with the child (CLS_SHARE + k, k up to NEST_CT_K - 1, which stands
+ * for that many or more), or there is nothing to compare (CLS_NONE). How
+ * much a class is worth is learnt per edge (B, C) by a replay after pass 1
+ * (which counted the tokens), as a likelihood ratio: q_k, how often a child
+ * shares k tokens with its true parent, over r_k, how often it shares k
+ * with a call into B that cannot be its parent (the last call into B that
+ * returned before the child did). q comes from children with one candidate
+ * and, at load, from the others: a child with O candidates with tokens
+ * expects q_k + r_k (O - 1) of them to share k. Real requests repeat
+ * identifiers across tiers, and a user id alone is shared by many requests
+ * at load where the user, the item and the search term together are not:
+ * one class for "shares one or more" took the rig's second app at 64
+ * requests in flight to 54% of its search calls under the wrong request
+ * (docs/accuracy.md). An edge whose tokens say nothing (sharing no likelier
+ * under the parent, or too few samples) scores 1 for every class, so traces
+ * without tokens nest as before. */
 
 #define CT_MIN 30.0    /* samples an edge needs before its tokens count */
+#define CLS_NONE 0     /* a candidate's class: nothing to compare */
+#define CLS_CTX 1      /* ... the same ctx= */
+#define CLS_SHARE 2    /* ... CLS_SHARE + k: k tokens shared (k < NEST_CT_K) */
 #define LR_MAX 1000.0  /* the most a shared token multiplies a score by */
 #define COMMON 0.1     /* share of the calls with tokens a common token is on */
 #define COMMON_MIN 20  /* ... and at least this many */
@@ -218,8 +227,44 @@ static int has_tok(const uint64_t *t, uint32_t nt, uint64_t v)
 	return 0;
 }
 
-/* Sets n->calls.ccls[i] for each candidate of child c (classes above; 3: the same
- * ctx). With ctx matches only those stay: returns the new count, the kept
+/* The number of tokens of p among t[0..nt), up to NEST_CT_K - 1. */
+static uint32_t shared(const uint64_t *p, uint32_t np, const uint64_t *t, uint32_t nt)
+{
+	uint32_t k = 0;
+	for (uint32_t j = 0; j < nt && k < NEST_CT_K - 1; j++)
+		k += has_tok(p, np, t[j]);
+	return k;
+}
+
+/* Keeps the candidates of child c whose ctx= is the child's (CLS_CTX), in
+ * call order: returns how many, 0 when none. */
+static size_t keep_ctx(struct bb_nest *n, uint64_t ctx, struct call **cand, size_t nc)
+{
+	uint32_t pt;
+	uint64_t pctx;
+	int phc;
+	size_t k = 0;
+	for (size_t i = 0; i < nc; i++) {
+		tokens(n, cand[i], &pt, &pctx, &phc);
+		if (phc && pctx == ctx) {
+			struct call *s = cand[k];
+			cand[k] = cand[i];
+			cand[i] = s;
+			n->calls.ccls[k++] = CLS_CTX;
+		}
+	}
+	/* the kept ones back in call order (the earliest wins ties) */
+	for (size_t i = 1; i < k; i++)
+		for (size_t j = i; j > 0 && cand[j]->seq < cand[j - 1]->seq; j--) {
+			struct call *s = cand[j];
+			cand[j] = cand[j - 1];
+			cand[j - 1] = s;
+		}
+	return k;
+}
+
+/* Sets n->calls.ccls[i] for each candidate of child c (the classes above).
+ * With ctx matches only those stay: returns the new count, the kept
  * candidates first in n->calls.cand. Marks c->cexact then. */
 size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **cand, size_t nc)
 {
@@ -229,7 +274,7 @@ size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **can
 		n->calls.ccls = bb_xrealloc(n->calls.ccls, n->calls.capccls);
 	}
 	if (nc) /* ccls is still NULL when the first child has no candidate */
-		memset(n->calls.ccls, 0, nc);
+		memset(n->calls.ccls, CLS_NONE, nc);
 	if (!n->content.rtok || !nc || !(n->phase.pass == 1 || n->phase.replay))
 		return nc;
 	uint32_t nt, pt;
@@ -239,26 +284,10 @@ size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **can
 	if (!t)
 		return nc;
 	if (hc) {
-		size_t k = 0;
-		for (size_t i = 0; i < nc; i++) {
-			tokens(n, cand[i], &pt, &pctx, &phc);
-			if (phc && pctx == ctx) {
-				struct call *s = cand[k];
-				cand[k] = cand[i];
-				cand[i] = s;
-				n->calls.ccls[k++] = 3;
-			}
-		}
+		size_t k = keep_ctx(n, ctx, cand, nc);
 		if (k) {
 			c->cexact = 1;
 			n->st.content_exact += n->phase.pass == 1;
-			/* the kept ones back in call order (the earliest wins ties) */
-			for (size_t i = 1; i < k; i++)
-				for (size_t j = i; j > 0 && cand[j]->seq < cand[j - 1]->seq; j--) {
-					struct call *s = cand[j];
-					cand[j] = cand[j - 1];
-					cand[j - 1] = s;
-				}
 			return k;
 		}
 	}
@@ -280,14 +309,8 @@ size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **can
 	}
 	for (size_t i = 0; i < nc; i++) {
 		const uint64_t *p = tokens(n, cand[i], &pt, &pctx, &phc);
-		if (!p || !pt)
-			continue;
-		n->calls.ccls[i] = 2;
-		for (uint32_t j = 0; j < nd; j++)
-			if (has_tok(p, pt, disc[j])) {
-				n->calls.ccls[i] = 1;
-				break;
-			}
+		if (p && pt)
+			n->calls.ccls[i] = (uint8_t)(CLS_SHARE + shared(p, pt, disc, nd));
 	}
 	return nc;
 }
@@ -308,30 +331,32 @@ void nest_content_learn(struct bb_nest *n, struct call *c, size_t nc)
 		tmp.ridx = last - 1;
 		const uint64_t *l = tokens(n, &tmp, &lt, &lctx, &lhc);
 		if (l && lt) {
-			int share = 0;
-			for (uint32_t j = 0; j < nt && !share; j++)
-				share = !common(n, t[j]) && has_tok(l, lt, t[j]);
+			uint64_t disc[NEST_TOK_MAX];
+			uint32_t nd = 0;
+			for (uint32_t j = 0; j < nt; j++)
+				if (!common(n, t[j]))
+					disc[nd++] = t[j];
 			e->ct_rand++;
-			e->ct_rand_share += share;
+			e->ct_rand_k[shared(l, lt, disc, nd)]++;
 		}
 	}
 	if (nc == 1) {
-		if (n->calls.ccls[0]) {
+		if (n->calls.ccls[0] >= CLS_SHARE) {
 			e->ct_sure++;
-			e->ct_sure_share += n->calls.ccls[0] == 1;
+			e->ct_sure_k[n->calls.ccls[0] - CLS_SHARE]++;
 		}
 		return;
 	}
-	uint32_t s = 0, o = 0;
-	for (size_t i = 0; i < nc; i++) {
-		s += n->calls.ccls[i] == 1;
-		o += n->calls.ccls[i] != 0;
-	}
-	if (o) {
-		e->ct_amb++;
-		e->ct_amb_share += s;
-		e->ct_amb_other += o - 1;
-	}
+	uint32_t o = 0;
+	for (size_t i = 0; i < nc; i++)
+		o += n->calls.ccls[i] >= CLS_SHARE;
+	if (!o)
+		return;
+	e->ct_amb++;
+	e->ct_amb_other += o - 1;
+	for (size_t i = 0; i < nc; i++)
+		if (n->calls.ccls[i] >= CLS_SHARE)
+			e->ct_amb_k[n->calls.ccls[i] - CLS_SHARE]++;
 }
 
 /* The content stage: call c into its node has returned (a non-candidate for later
@@ -343,6 +368,46 @@ void nest_content_closed(struct bb_nest *n, const struct call *c)
 		n->nodes.into[c->to].clast = c->ridx + 1;
 }
 
+/* Edge e's ratios lr[k] = q_k / r_k (above), or all 1 when its tokens say
+ * nothing; returns whether they say something. */
+static int edge_ratios(struct pairc *e)
+{
+	for (int k = 0; k < NEST_CT_K; k++)
+		e->lr[k] = 1;
+	if (e->ct_rand < CT_MIN || e->ct_sure + e->ct_amb < CT_MIN)
+		return 0;
+	double q[NEST_CT_K], r[NEST_CT_K], qsum = 0, qshare = 0, rshare = 0;
+	for (int k = 0; k < NEST_CT_K; k++) {
+		r[k] = ((double)e->ct_rand_k[k] + 0.5) / ((double)e->ct_rand + 0.5 * NEST_CT_K);
+		double qa = 0;
+		if (e->ct_amb) {
+			qa = ((double)e->ct_amb_k[k] - r[k] * (double)e->ct_amb_other) /
+			     (double)e->ct_amb;
+			qa = qa < 0 ? 0 : qa > 1 ? 1 : qa;
+		}
+		q[k] = ((double)e->ct_sure_k[k] + qa * (double)e->ct_amb) /
+		       (double)(e->ct_sure + e->ct_amb);
+		qsum += q[k];
+	}
+	for (int k = 0; k < NEST_CT_K; k++) {
+		q[k] = qsum > 0 ? q[k] / qsum : 0;
+		if (k) {
+			qshare += q[k];
+			rshare += r[k];
+		}
+	}
+	if (qshare <= rshare)
+		return 0; /* sharing is no likelier under the parent */
+	for (int k = 0; k < NEST_CT_K; k++) {
+		double lr = q[k] / r[k];
+		lr = lr > LR_MAX ? LR_MAX : lr < 1 / LR_MAX ? 1 / LR_MAX : lr;
+		/* sharing more is never less likely under the parent (the samples of
+		 * the rarer classes are few) */
+		e->lr[k] = k > 1 && lr < e->lr[k - 1] ? e->lr[k - 1] : lr;
+	}
+	return 1;
+}
+
 /* After the content stage (a replay of the kept messages that learns what
  * each edge's tokens are worth, nest_content_learn): the ratios. */
 void nest_content_finish(struct bb_nest *n)
@@ -351,27 +416,8 @@ void nest_content_finish(struct bb_nest *n)
 		n->nodes.into[i].clast = 0;
 	for (size_t i = 0; i < n->board.pccap; i++) {
 		struct pairc *e = &n->board.pc[i];
-		if (e->a == UINT32_MAX)
-			continue;
-		e->lr1 = e->lr2 = 1;
-		if (e->ct_rand < CT_MIN || e->ct_sure + e->ct_amb < CT_MIN)
-			continue;
-		double r = ((double)e->ct_rand_share + 0.5) / ((double)e->ct_rand + 1);
-		double qa = 0;
-		if (e->ct_amb) {
-			qa = ((double)e->ct_amb_share - r * (double)e->ct_amb_other) /
-			     (double)e->ct_amb;
-			qa = qa < 0 ? 0 : qa > 1 ? 1 : qa;
-		}
-		double q = ((double)e->ct_sure_share + qa * (double)e->ct_amb) /
-		           (double)(e->ct_sure + e->ct_amb);
-		if (q <= r)
-			continue;
-		e->lr1 = q / r > LR_MAX ? LR_MAX : q / r;
-		e->lr2 = (1 - q) / (1 - r);
-		if (e->lr2 < 1 / LR_MAX)
-			e->lr2 = 1 / LR_MAX;
-		n->st.content_edges++;
+		if (e->a != UINT32_MAX && edge_ratios(e))
+			n->st.content_edges++;
 	}
 }
 
@@ -381,10 +427,8 @@ double nest_content_factor(struct bb_nest *n, const struct call *c, size_t i)
 	if (!n->content.rtok || n->phase.pass != 2)
 		return 1;
 	uint8_t k = n->calls.ccls[i];
-	if (k != 1 && k != 2)
+	if (k < CLS_SHARE)
 		return 1;
 	struct pairc *e = nest_pairc(n, c->from, c->to, 0);
-	if (!e)
-		return 1;
-	return k == 1 ? e->lr1 : e->lr2;
+	return e ? e->lr[k - CLS_SHARE] : 1;
 }

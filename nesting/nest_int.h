@@ -118,6 +118,10 @@ struct mrec {
 
 /* ---- the scoreboard (nest_score.c) ----------------------------------------- */
 
+/* Classes of candidates by the tokens they share with the child: 0 to
+ * NEST_CT_K - 1 shared (the last: that many or more). */
+#define NEST_CT_K 4
+
 /* The caller A of a pooled (EDGE) histogram (B, C). */
 #define NEST_ANY UINT32_MAX
 
@@ -137,13 +141,15 @@ struct pairc {
 	uint64_t al_n, al_has; /* pass 1, host aliases: calls a->b, and of them with a
 	                          candidate parent */
 	int al_root;    /* host aliases: calls a->b start requests (nest_alias_roots) */
-	/* content evidence of children a->b (nest_content.c): sure children with
-	 * tokens on both sides and of them sharing one; pairs with a call into a
-	 * that was not the parent, and of them sharing; children with several
-	 * candidates, the candidates sharing and the other candidates with tokens */
-	uint64_t ct_sure, ct_sure_share, ct_rand, ct_rand_share;
-	uint64_t ct_amb, ct_amb_share, ct_amb_other;
-	double lr1, lr2; /* likelihood ratio of a candidate sharing a token, of one not */
+	/* content evidence of children a->b (nest_content.c), by how many tokens
+	 * two calls share (k, 0 to NEST_CT_K - 1, the last "or more"): sure
+	 * children with tokens on both sides, and of them sharing k with the
+	 * parent; pairs with a call into a that was not the parent, and of them
+	 * sharing k; children with several candidates, their candidates sharing
+	 * k, and the candidates with tokens less one */
+	uint64_t ct_sure, ct_sure_k[NEST_CT_K], ct_rand, ct_rand_k[NEST_CT_K];
+	uint64_t ct_amb, ct_amb_k[NEST_CT_K], ct_amb_other;
+	double lr[NEST_CT_K]; /* likelihood ratio of a candidate sharing k tokens */
 };
 
 /* ---- --global (nest_global.c) ----------------------------------------------- */
