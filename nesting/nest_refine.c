@@ -38,8 +38,9 @@
 #define NEST_REFINE_KIDS 64  /* children of one parent a sequence looks at */
 
 struct rparent {
-	uint32_t kind;      /* index in kinds: k_ab or k_b */
+	uint32_t kind;      /* index in kinds: k_ab, k_bq or k_b */
 	uint32_t k_ab, k_b; /* its kinds by (caller, node) and by node alone */
+	uint32_t k_bq;      /* by (node, its req= label), or k_b (no label, a rare one) */
 	uint32_t nkids;
 	uint64_t seq;       /* hash of its children's callees in call order (0: none) */
 	uint32_t head;      /* first child (index in ch), or BB_NONE */
@@ -48,7 +49,9 @@ struct rparent {
 
 struct rkind {
 	uint32_t a, b;     /* a NEST_ANY: the kind of every call into b */
-	int split;         /* a node's kind: its calls' sequences depend on the caller */
+	uint32_t q;        /* NEST_ANY, or the req= label of the calls of the kind */
+	int split;         /* a node's kind: its calls' sequences depend on the caller
+	                      (SPLIT_CALLER) or on their label (SPLIT_LABEL) */
 	uint64_t ncalls;   /* calls a->b (or into b) pass 1 counted */
 	uint64_t nonempty; /* of them, with a child in the assignment */
 };
@@ -69,6 +72,8 @@ struct refine {
 	uint64_t tick;  /* counts changes and looks */
 	struct rkind *kind;
 	size_t nkind, capkind;
+	uint32_t *kidx; /* the kinds by (a, b, q): open addressing, index + 1, 0 empty */
+	size_t kcap;
 	struct rcount *cnt;
 	size_t ccap, ncnt;
 };
@@ -116,11 +121,48 @@ static struct rcount *count_find(struct refine *r, uint32_t kind, uint64_t seq, 
 	return &r->cnt[q];
 }
 
-static uint32_t kind_of(struct bb_nest *n, struct refine *r, uint32_t a, uint32_t b)
+static uint64_t kind_key(uint32_t a, uint32_t b, uint32_t q)
 {
-	for (size_t i = 0; i < r->nkind; i++) /* few kinds: the edges into callers */
-		if (r->kind[i].a == a && r->kind[i].b == b)
-			return (uint32_t)i;
+	return nest_mix64(((uint64_t)a << 32 | b) ^ nest_mix64(q));
+}
+
+static void kidx_grow(struct refine *r)
+{
+	size_t nc = r->kcap ? 2 * r->kcap : 64;
+	uint32_t *t = bb_xcalloc(nc, sizeof(*t));
+	for (size_t i = 0; i < r->nkind; i++) {
+		const struct rkind *k = &r->kind[i];
+		size_t h = kind_key(k->a, k->b, k->q) & (nc - 1);
+		while (t[h])
+			h = (h + 1) & (nc - 1);
+		t[h] = (uint32_t)i + 1;
+	}
+	free(r->kidx);
+	r->kidx = t;
+	r->kcap = nc;
+}
+
+/* The slot of kind (a, b, q) in kidx: its index + 1, or the empty slot. */
+static size_t kind_slot(const struct refine *r, uint32_t a, uint32_t b, uint32_t q)
+{
+	size_t h = kind_key(a, b, q) & (r->kcap - 1);
+	for (; r->kidx[h]; h = (h + 1) & (r->kcap - 1)) {
+		const struct rkind *k = &r->kind[r->kidx[h] - 1];
+		if (k->a == a && k->b == b && k->q == q)
+			break;
+	}
+	return h;
+}
+
+/* The kind of the calls a->b (a NEST_ANY: into b) with label q (NEST_ANY:
+ * any), made on first sight; a label kind's calls are counted by build. */
+static uint32_t kind_of(struct bb_nest *n, struct refine *r, uint32_t a, uint32_t b, uint32_t q)
+{
+	if (2 * (r->nkind + 1) > r->kcap)
+		kidx_grow(r);
+	size_t h = kind_slot(r, a, b, q);
+	if (r->kidx[h])
+		return r->kidx[h] - 1;
 	if (r->nkind == r->capkind) {
 		r->capkind = r->capkind ? 2 * r->capkind : 16;
 		r->kind = bb_xrealloc(r->kind, r->capkind * sizeof(*r->kind));
@@ -128,14 +170,18 @@ static uint32_t kind_of(struct bb_nest *n, struct refine *r, uint32_t a, uint32_
 	struct rkind *k = &r->kind[r->nkind];
 	k->a = a;
 	k->b = b;
+	k->q = q;
 	k->split = 0;
-	if (a != NEST_ANY) {
+	if (q != NEST_ANY) {
+		k->ncalls = 0;
+	} else if (a != NEST_ANY) {
 		struct pairc *e = nest_pairc(n, a, b, 0);
 		k->ncalls = e ? e->n : 0;
 	} else {
 		k->ncalls = b < n->nodes.ninto ? n->nodes.into[b].ncalls : 0;
 	}
 	k->nonempty = 0;
+	r->kidx[h] = (uint32_t)r->nkind + 1;
 	return (uint32_t)r->nkind++;
 }
 
@@ -157,7 +203,7 @@ static double log_p(struct refine *r, uint32_t kind, uint64_t seq)
 	return log((count_of(r, kind, seq) + NEST_REFINE_EPS) / (total + NEST_REFINE_EPS));
 }
 
-/* Counts each kind's sequences in the assignment; both: under both kinds of
+/* Counts each kind's sequences in the assignment; both: under every kind of
  * each parent (for split_kinds), else under the kind it uses. */
 static void count_seqs(struct refine *r, int both)
 {
@@ -176,6 +222,10 @@ static void count_seqs(struct refine *r, int both)
 			r->kind[x->k_b].nonempty++;
 			count_find(r, x->k_b, x->seq, 1)->n += 1;
 		}
+		if (both && x->k_bq != x->k_b) {
+			r->kind[x->k_bq].nonempty++;
+			count_find(r, x->k_bq, x->seq, 1)->n += 1;
+		}
 	}
 }
 
@@ -188,57 +238,82 @@ static double chi2_crit(double df)
 	return df * t * t * t;
 }
 
-/* The G statistic of node kind kb's callers against the node, and its
- * degrees of freedom. */
-static double g_test(struct refine *r, size_t kb, double *df)
+enum { SPLIT_NONE, SPLIT_CALLER, SPLIT_LABEL };
+
+/* A label kind counts once it has this many calls; a rarer label's calls
+ * take their node's kind. */
+#define LABEL_MIN 30
+
+/* Whether A is one of the parts node kind B splits into by dim. */
+static int part_of(const struct rkind *A, const struct rkind *B, int dim)
+{
+	if (A->b != B->b || !A->ncalls)
+		return 0;
+	if (dim == SPLIT_CALLER)
+		return A->a != NEST_ANY && A->q == NEST_ANY;
+	return A->a == NEST_ANY && A->q != NEST_ANY && A->ncalls >= LABEL_MIN;
+}
+
+/* The G statistic of node kind kb's parts by dim (its callers, or its
+ * calls' labels) against the node, and its degrees of freedom. */
+static double g_test(struct refine *r, size_t kb, int dim, double *df)
 {
 	const struct rkind *B = &r->kind[kb];
-	double g = 0, nseqs = count_of(r, (uint32_t)kb, 0) > 0, ncallers = 0;
+	double g = 0, nseqs = count_of(r, (uint32_t)kb, 0) > 0, nparts = 0, nb = (double)B->ncalls;
 	for (size_t i = 0; i < r->ccap; i++)
 		if (r->cnt[i].key && r->cnt[i].kind == kb && r->cnt[i].n > 0)
 			nseqs++;
-	for (size_t ka = 0; ka < r->nkind; ka++) {
+	for (size_t ka = 0; ka < r->nkind; ka++) { /* the parts, and their empty sequence */
 		const struct rkind *A = &r->kind[ka];
-		if (A->a == NEST_ANY || A->b != B->b || !A->ncalls)
+		if (!part_of(A, B, dim))
 			continue;
-		ncallers++;
-		double na = (double)A->ncalls, nb = (double)B->ncalls;
-		for (size_t i = 0; i <= r->ccap; i++) { /* its sequences, then the empty one */
-			uint64_t seq = 0;
-			if (i < r->ccap) {
-				if (!r->cnt[i].key || r->cnt[i].kind != ka || r->cnt[i].n <= 0)
-					continue;
-				seq = r->cnt[i].seq;
-			}
-			double c = count_of(r, (uint32_t)ka, seq), cb = count_of(r, (uint32_t)kb, seq);
-			if (c > 0 && cb > 0)
-				g += 2 * c * log(c * nb / (na * cb));
-		}
+		nparts++;
+		double c = count_of(r, (uint32_t)ka, 0), cb = count_of(r, (uint32_t)kb, 0);
+		if (c > 0 && cb > 0)
+			g += 2 * c * log(c * nb / ((double)A->ncalls * cb));
 	}
-	*df = (ncallers - 1) * (nseqs - 1);
+	for (size_t i = 0; i < r->ccap; i++) { /* their other sequences */
+		const struct rcount *e = &r->cnt[i];
+		if (!e->key || e->n <= 0 || !part_of(&r->kind[e->kind], B, dim))
+			continue;
+		double c = e->n, cb = count_of(r, (uint32_t)kb, e->seq);
+		if (cb > 0)
+			g += 2 * c * log(c * nb / ((double)r->kind[e->kind].ncalls * cb));
+	}
+	*df = (nparts - 1) * (nseqs - 1);
 	return g;
 }
 
-/* Does the caller of a call into b change the sequences it makes? A G-test
- * of the (caller, node) kinds against the node's on the flow's assignment:
- * kinds are split by caller only where it does (p < 0.001). Splitting where
+/* Do the caller of a call into b, or its label (an HTTP path, an SQL
+ * statement's kind: bbcap's req=), change the sequences it makes? G-tests
+ * of the (caller, node) kinds and of the (node, label) kinds against the
+ * node's on the flow's assignment: a kind is split by label where its
+ * labels differ (p < 0.001), else by caller where they do. Splitting where
  * the callers do not differ lets hard EM drift: at figure 17's parallelism
  * of 42 the times barely tell four clients' web-server calls apart, and each
  * (client, web server) kind's share of AP1 and AP2 ran away (0.7% of the
- * instances wrong became 17.9%). */
+ * instances wrong became 17.9%). A label names what a call asks for, and so
+ * what it calls: the rig's first app's login asks its auth service for a
+ * database lookup, an item page never does. */
 static void split_kinds(struct refine *r)
 {
 	count_seqs(r, 1);
 	for (size_t kb = 0; kb < r->nkind; kb++) {
 		struct rkind *B = &r->kind[kb];
-		if (B->a != NEST_ANY || !B->ncalls)
+		if (B->a != NEST_ANY || B->q != NEST_ANY || !B->ncalls)
 			continue;
-		double df, g = g_test(r, kb, &df);
-		B->split = df > 0 && g > chi2_crit(df);
+		double df, g = g_test(r, kb, SPLIT_LABEL, &df);
+		if (df > 0 && g > chi2_crit(df)) {
+			B->split = SPLIT_LABEL;
+			continue;
+		}
+		g = g_test(r, kb, SPLIT_CALLER, &df);
+		B->split = df > 0 && g > chi2_crit(df) ? SPLIT_CALLER : SPLIT_NONE;
 	}
 	for (size_t p = 0; p < r->npar; p++) {
 		struct rparent *x = &r->par[p];
-		x->kind = r->kind[x->k_b].split ? x->k_ab : x->k_b;
+		int sp = r->kind[x->k_b].split;
+		x->kind = sp == SPLIT_LABEL ? x->k_bq : sp == SPLIT_CALLER ? x->k_ab : x->k_b;
 	}
 }
 
@@ -385,6 +460,26 @@ static size_t sweep(struct nest_global *g, struct refine *r, uint32_t *asg)
 	return changed;
 }
 
+/* The calls of each label kind (every CALL record into its node with its
+ * label, a candidate or not); a parent whose label has fewer than
+ * LABEL_MIN takes its node's kind for it. */
+static void count_labels(const struct bb_nest *n, struct refine *r)
+{
+	if (!n->recs.rreq || !r->kcap)
+		return;
+	for (size_t i = 0; i < n->recs.nrec; i++) {
+		const struct mrec *m = &n->recs.rec[i];
+		if (m->op_from >> 30 != REC_CALL || n->recs.rreq[i] == BB_NONE)
+			continue;
+		size_t h = kind_slot(r, NEST_ANY, m->arg, n->recs.rreq[i]);
+		if (r->kidx[h])
+			r->kind[r->kidx[h] - 1].ncalls++;
+	}
+	for (size_t p = 0; p < r->npar; p++)
+		if (r->kind[r->par[p].k_bq].ncalls < LABEL_MIN)
+			r->par[p].k_bq = r->par[p].k_b;
+}
+
 /* Every candidate's call a parent, with its kinds; the assignment's
  * children linked to theirs. */
 static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
@@ -405,8 +500,10 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 		}
 		struct rparent *x = &r->par[r->npar];
 		uint32_t a = n->recs.rec[par].op_from & REC_NODE_MAX, b = n->recs.rec[par].arg;
-		x->k_ab = kind_of(n, r, a, b);
-		x->k_b = kind_of(n, r, NEST_ANY, b);
+		x->k_ab = kind_of(n, r, a, b, NEST_ANY);
+		x->k_b = kind_of(n, r, NEST_ANY, b, NEST_ANY);
+		uint32_t q = n->recs.rreq ? n->recs.rreq[par] : BB_NONE;
+		x->k_bq = q != BB_NONE ? kind_of(n, r, NEST_ANY, b, q) : x->k_b;
 		x->kind = x->k_b;
 		x->nkids = 0;
 		x->seq = 0;
@@ -414,6 +511,7 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 		x->changed = 0;
 		r->pidx[par] = (uint32_t)++r->npar;
 	}
+	count_labels(n, r);
 	for (uint32_t ci = 0; ci < g->nch; ci++)
 		link_kid(r, parent_of(g, r, asg[ci]), ci);
 	for (size_t p = 0; p < r->npar; p++)
@@ -565,6 +663,7 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 	free(r.next);
 	free(r.par);
 	free(r.kind);
+	free(r.kidx);
 	free(r.cnt);
 	return changed;
 }
