@@ -24,17 +24,19 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 	struct nest_global *g = &n->solve.glob;
 	if (g->full)
 		return;
-	if ((g->nent + nc) * sizeof(*g->ent) + g->nch * sizeof(*g->ch) > n->cfg.p.memory_bytes) {
+	/* the budget counts 16 bytes a candidate, 20 a child (the entry's
+	 * former size: the same traces fit as before) */
+	if ((g->nent + nc) * 16 + g->nch * 20 > n->cfg.p.memory_bytes) {
 		g->full = 1; /* greedy choice instead (global_used stays 0) */
 		return;
 	}
 	if (g->nch == g->capch) {
-		g->capch = g->capch ? 2 * g->capch : 1024;
+		g->capch = g->capch ? 2 * g->capch : g->hintch > 1024 ? g->hintch : 1024;
 		g->ch = bb_xrealloc(g->ch, g->capch * sizeof(*g->ch));
 	}
 	if (g->nent + nc > g->capent) {
 		while (g->nent + nc > g->capent)
-			g->capent = g->capent ? 2 * g->capent : 4096;
+			g->capent = g->capent ? 2 * g->capent : g->hintent > 4096 ? g->hintent : 4096;
 		g->ent = bb_xrealloc(g->ent, g->capent * sizeof(*g->ent));
 	}
 	struct nest_gchild *x = &g->ch[g->nch++];
@@ -54,7 +56,7 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 		}
 		e->par = cand[i]->ridx;
 		e->w = s > 0 ? (float)log(s) : -INFINITY;
-		e->slot_t = e->slot_c = BB_NONE;
+		e->slot_c = BB_NONE;
 	}
 	/* ambiguous: even the best candidate has under NEST_AMB_SHARE of the
 	 * scores (the assignment may pick another, which is less sure still) */
@@ -230,8 +232,8 @@ static void slots_grow(struct net_build *bd)
 /* The (parent, callee) node of candidate e of child x, made on first sight
  * with its capacity: once (at most one child into x->c), hard or soft. */
 static uint32_t callee_node(struct bb_nest *n, struct net *k, struct net_build *bd,
-                            const struct nest_gent *e, const struct nest_gchild *x, int once,
-                            int once_hard)
+                            const struct nest_gent *e, uint32_t t, const struct nest_gchild *x,
+                            int once, int once_hard)
 {
 	struct nest_global *g = &n->solve.glob;
 	if (2 * (bd->hn + 1) > bd->hcap)
@@ -252,7 +254,7 @@ static uint32_t callee_node(struct bb_nest *n, struct net *k, struct net_build *
 		h[q].id = (uint32_t)k->npc;
 		k->pccap[k->npc] = g->cap ? g->cap(n, e->par, x->c) : once_hard ? 1 : NO_CAP;
 		k->pconce[k->npc] = once && !once_hard;
-		k->pcpar[k->npc++] = e->slot_t;
+		k->pcpar[k->npc++] = t;
 		bd->hn++;
 	}
 	return h[q].id;
@@ -326,8 +328,8 @@ static void make_net(struct bb_nest *n, struct net *k)
 		int once_hard = once && once_hard_edge(n, x->b, x->c);
 		for (uint32_t j = 0; j < x->nc; j++) {
 			struct nest_gent *e = &g->ent[x->off + j];
-			e->slot_t = parent_node(n, k, &bd, e);
-			e->slot_c = callee_node(n, k, &bd, e, x, once, once_hard);
+			uint32_t t = parent_node(n, k, &bd, e);
+			e->slot_c = callee_node(n, k, &bd, e, t, x, once, once_hard);
 		}
 	}
 	free(bd.h);
