@@ -6,6 +6,8 @@
 
 #include "nesting/nest_int.h"
 
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
 /* The greedy FindNestedPairs gives each child the best parent for it alone,
  * one child at a time. At high parallelism that gives a web-server call two
  * application-server children and leaves a sibling call with none, though
@@ -31,12 +33,12 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 		return;
 	}
 	if (g->nch == g->capch) {
-		g->capch = g->capch ? 2 * g->capch : g->hintch > 1024 ? g->hintch : 1024;
+		g->capch = g->capch ? 2 * g->capch : MAX(g->hintch, 1024);
 		g->ch = bb_xrealloc(g->ch, g->capch * sizeof(*g->ch));
 	}
 	if (g->nent + nc > g->capent) {
 		while (g->nent + nc > g->capent)
-			g->capent = g->capent ? 2 * g->capent : g->hintent > 4096 ? g->hintent : 4096;
+			g->capent = g->capent ? 2 * g->capent : MAX(g->hintent, 4096);
 		g->ent = bb_xrealloc(g->ent, g->capent * sizeof(*g->ent));
 	}
 	struct nest_gchild *x = &g->ch[g->nch++];
@@ -106,6 +108,16 @@ static uint64_t key_hash(uint32_t par, uint32_t c)
 	return h ^ (h >> 29);
 }
 
+/* A node of the flow network: its potential, and the search's state there
+ * (one place, one cache line: the search touches them together). */
+struct gnode {
+	double pot;
+	double dist;
+	uint32_t pred, via; /* the node before it; for a (parent, callee) node
+	                       reached from a child, the entry */
+	uint8_t state;      /* 0 untouched, 1 reached, 2 settled */
+};
+
 /* The flow network: child -> (parent, callee) -> parent -> sink. Every
  * entry gets its (parent, callee) node (slot_c, capacity 1 when the callee
  * is called at most once per call, nest_once) and its parent node (slot_t,
@@ -121,7 +133,7 @@ struct net {
 	uint32_t *toff, *tpc;             /* its (parent, callee) nodes: tpc[toff[t]..toff[t+1]) */
 	uint32_t *assign;                 /* per child: its entry (index in ent), or BB_NONE */
 	uint32_t *cnext;                  /* per child: next child of the same (parent, callee) */
-	double *pot;                      /* per node: potential */
+	struct gnode *nd;                 /* per node: potential and search state */
 	double pen_y, pen_z;              /* same- and generic-child penalty exponents */
 };
 
@@ -292,7 +304,7 @@ static void net_arrays(struct bb_nest *n, struct net *k)
 			g->ent[x->off + j].w = isinf(wmax) ? INFINITY : wmax - g->ent[x->off + j].w;
 		k->assign[ci] = BB_NONE;
 	}
-	k->pot = bb_xcalloc(k->nch + k->npc + k->npar + 2, sizeof(double));
+	k->nd = bb_xcalloc(k->nch + k->npc + k->npar + 2, sizeof(*k->nd));
 	k->pen_y = n->cfg.p.penalty_y;
 	k->pen_z = n->cfg.p.penalty_z;
 }
@@ -353,7 +365,7 @@ static void free_net(struct net *k)
 	free(k->tpc);
 	free(k->assign);
 	free(k->cnext);
-	free(k->pot);
+	free(k->nd);
 }
 
 /* Dijkstra's heap, with lazy deletion. */
@@ -401,33 +413,31 @@ static struct hent heap_pop(struct heap *h)
 	return top;
 }
 
-/* Search state per node: distance, how it was reached, and whether settled.
- * pred: the node before it; via: for a (parent, callee) node reached from a
- * child, the entry. Nodes: children 0..nch-1, (parent, callee) nodes from
- * PC0, parents from T0, and the sink. */
+/* The search's state beyond the nodes' (struct gnode): the nodes it touched,
+ * the path and the heap. Nodes: children 0..nch-1, (parent, callee) nodes
+ * from PC0, parents from T0, and the sink. */
 struct search {
-	double *dist;
-	uint32_t *pred, *via;
-	uint8_t *state; /* 0 untouched, 1 reached, 2 settled */
 	uint32_t *touched;
 	size_t ntouched;
 	uint32_t *path;
 	struct heap heap;
 };
 
-static void relax(struct search *s, uint32_t u, uint32_t v, uint32_t via, double d)
+static void relax(struct search *s, struct gnode *nd, uint32_t u, uint32_t v, uint32_t via,
+                  double d)
 {
-	if (s->state[v] == 2)
+	struct gnode *x = &nd[v];
+	if (x->state == 2)
 		return;
-	if (s->state[v] == 0) {
-		s->state[v] = 1;
+	if (x->state == 0) {
+		x->state = 1;
 		s->touched[s->ntouched++] = v;
-	} else if (d >= s->dist[v]) {
+	} else if (d >= x->dist) {
 		return;
 	}
-	s->dist[v] = d;
-	s->pred[v] = u;
-	s->via[v] = via;
+	x->dist = d;
+	x->pred = u;
+	x->via = via;
 	heap_push(&s->heap, d, v);
 }
 
@@ -449,22 +459,23 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 	double pmax = -INFINITY;
 	for (uint32_t j = 0; j < x0->nc; j++)
 		if (!isinf(g->ent[x0->off + j].w)) {
-			double p = k->pot[PC0 + g->ent[x0->off + j].slot_c] - g->ent[x0->off + j].w;
+			double p =
+			    k->nd[PC0 + g->ent[x0->off + j].slot_c].pot - g->ent[x0->off + j].w;
 			if (p > pmax)
 				pmax = p;
 		}
-	k->pot[ci] = pmax;
+	k->nd[ci].pot = pmax;
 	s->ntouched = 0;
 	s->heap.n = 0;
-	relax(s, BB_NONE, ci, BB_NONE, 0);
+	relax(s, k->nd, BB_NONE, ci, BB_NONE, 0);
 	double dt = -1;
 	while (s->heap.n) {
 		struct hent h = heap_pop(&s->heap);
 		uint32_t u = h.v;
-		if (s->state[u] == 2 || h.d > s->dist[u])
+		if (k->nd[u].state == 2 || h.d > k->nd[u].dist)
 			continue;
-		s->state[u] = 2;
-		double du = s->dist[u];
+		k->nd[u].state = 2;
+		double du = k->nd[u].dist;
 		if (u == SINK) {
 			dt = du;
 			break;
@@ -476,39 +487,43 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 				if (isinf(g->ent[e].w) || e == k->assign[u])
 					continue;
 				uint32_t v = (uint32_t)PC0 + g->ent[e].slot_c;
-				double rc = g->ent[e].w + k->pot[u] - k->pot[v];
-				relax(s, u, v, e, du + (rc > 0 ? rc : 0));
+				double rc = g->ent[e].w + k->nd[u].pot - k->nd[v].pot;
+				relax(s, k->nd, u, v, e, du + (rc > 0 ? rc : 0));
 			}
 		} else if (u < T0) {
 			uint32_t v = (uint32_t)(u - PC0);
 			uint32_t t = (uint32_t)T0 + k->pcpar[v];
 			if (k->pcflow[v] < k->pccap[v]) {
-				double rc = callee_unit_cost(k, v, k->pcflow[v] + 1) + k->pot[u] - k->pot[t];
-				relax(s, u, t, BB_NONE, du + (rc > 0 ? rc : 0));
+				double rc = callee_unit_cost(k, v, k->pcflow[v] + 1) +
+				            k->nd[u].pot - k->nd[t].pot;
+				relax(s, k->nd, u, t, BB_NONE, du + (rc > 0 ? rc : 0));
 			}
 			for (uint32_t c = k->pchead[v]; c != BB_NONE; c = k->cnext[c]) {
-				double rc = -g->ent[k->assign[c]].w + k->pot[u] - k->pot[c];
-				relax(s, u, c, BB_NONE, du + (rc > 0 ? rc : 0));
+				double rc = -g->ent[k->assign[c]].w + k->nd[u].pot - k->nd[c].pot;
+				relax(s, k->nd, u, c, BB_NONE, du + (rc > 0 ? rc : 0));
 			}
 		} else {
 			uint32_t t = (uint32_t)(u - T0);
 			if (k->tflow[t] < k->tcap[t]) {
-				double rc = parent_unit_cost(k, t, k->tflow[t] + 1) + k->pot[u] - k->pot[SINK];
-				relax(s, u, (uint32_t)SINK, BB_NONE, du + (rc > 0 ? rc : 0));
+				double rc = parent_unit_cost(k, t, k->tflow[t] + 1) + k->nd[u].pot -
+				            k->nd[SINK].pot;
+				relax(s, k->nd, u, (uint32_t)SINK, BB_NONE, du + (rc > 0 ? rc : 0));
 			}
 			for (uint32_t q = k->toff[t]; q < k->toff[t + 1]; q++) {
 				uint32_t v = k->tpc[q];
 				if (k->pcflow[v] == 0)
 					continue;
-				double rc = -callee_unit_cost(k, v, k->pcflow[v]) + k->pot[u] - k->pot[PC0 + v];
-				relax(s, u, (uint32_t)(PC0 + v), BB_NONE, du + (rc > 0 ? rc : 0));
+				double rc = -callee_unit_cost(k, v, k->pcflow[v]) + k->nd[u].pot -
+				            k->nd[PC0 + v].pot;
+				relax(s, k->nd, u, (uint32_t)(PC0 + v), BB_NONE,
+				      du + (rc > 0 ? rc : 0));
 			}
 		}
 	}
 	if (dt >= 0) {
 		/* the path, then the flow along it from the child on */
 		size_t np = 0;
-		for (uint32_t v = (uint32_t)SINK; v != BB_NONE; v = s->pred[v])
+		for (uint32_t v = (uint32_t)SINK; v != BB_NONE; v = k->nd[v].pred)
 			s->path[np++] = v;
 		for (size_t i = np - 1; i > 0; i--) {
 			uint32_t u = s->path[i], v = s->path[i - 1];
@@ -518,14 +533,16 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 				k->pcflow[u - PC0]++; /* (parent, callee) -> parent */
 			} else if (v >= PC0) {
 				if (u >= T0) {
-					k->pcflow[v - PC0]--; /* parent -> (parent, callee), backward */
+					k->pcflow[v -
+					          PC0]--; /* parent -> (parent, callee), backward */
 				} else {
-					k->assign[u] = s->via[v]; /* child -> (parent, callee) */
+					k->assign[u] = k->nd[v].via; /* child -> (parent, callee) */
 					k->cnext[u] = k->pchead[v - PC0];
 					k->pchead[v - PC0] = u;
 				}
 			} else {
-				unlink_child(k, u - (uint32_t)PC0, v); /* (parent, callee) -> child, backward */
+				unlink_child(k, u - (uint32_t)PC0,
+				             v); /* (parent, callee) -> child, backward */
 				k->assign[v] = BB_NONE;
 			}
 		}
@@ -535,9 +552,9 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 	double d = dt >= 0 ? dt : 0;
 	for (size_t i = 0; i < s->ntouched; i++) {
 		uint32_t v = s->touched[i];
-		if (s->state[v] == 2 && dt >= 0 && s->dist[v] < dt)
-			k->pot[v] += s->dist[v] - d;
-		s->state[v] = 0;
+		if (k->nd[v].state == 2 && dt >= 0 && k->nd[v].dist < dt)
+			k->nd[v].pot += k->nd[v].dist - d;
+		k->nd[v].state = 0;
 	}
 	return dt >= 0;
 }
@@ -553,6 +570,46 @@ static int cmp_order(const void *a, const void *b)
 	if (x->margin != y->margin)
 		return x->margin < y->margin ? -1 : 1;
 	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Sorts ord (in child order) by margin, ties by child: cmp_order's order.
+ * The margins are >= 0 (or +inf), whose bits order as the values do, so a
+ * stable radix sort on them gives it in linear time; anything else (a NaN)
+ * goes to qsort. */
+static void sort_order(struct gorder *ord, size_t m)
+{
+	uint32_t *key = bb_xmalloc((m + 1) * sizeof(*key));
+	for (size_t i = 0; i < m; i++) {
+		float f = ord[i].margin;
+		if (!(f >= 0)) {
+			free(key);
+			qsort(ord, m, sizeof(*ord), cmp_order);
+			return;
+		}
+		f = f == 0 ? 0 : f; /* -0 sorts as 0 */
+		memcpy(&key[i], &f, sizeof(f));
+	}
+	struct gorder *tmp = bb_xmalloc((m + 1) * sizeof(*tmp));
+	uint32_t *ktmp = bb_xmalloc((m + 1) * sizeof(*ktmp));
+	for (int shift = 0; shift < 32; shift += 8) {
+		size_t cnt[257] = {0};
+		for (size_t i = 0; i < m; i++)
+			cnt[(key[i] >> shift & 0xff) + 1]++;
+		if (cnt[(key[0] >> shift & 0xff) + 1] == m)
+			continue; /* one digit for all: the order stays */
+		for (int d = 0; d < 256; d++)
+			cnt[d + 1] += cnt[d];
+		for (size_t i = 0; i < m; i++) {
+			size_t q = cnt[key[i] >> shift & 0xff]++;
+			tmp[q] = ord[i];
+			ktmp[q] = key[i];
+		}
+		memcpy(ord, tmp, m * sizeof(*ord));
+		memcpy(key, ktmp, m * sizeof(*key));
+	}
+	free(tmp);
+	free(ktmp);
+	free(key);
 }
 
 /* Successive shortest paths: each child in turn joins the flow along the
@@ -571,10 +628,6 @@ void nest_global_solve(struct bb_nest *n)
 	make_net(n, &k);
 	size_t nv = k.nch + k.npc + k.npar + 1;
 	struct search s = {0};
-	s.dist = bb_xmalloc(nv * sizeof(*s.dist));
-	s.pred = bb_xmalloc(nv * sizeof(*s.pred));
-	s.via = bb_xmalloc(nv * sizeof(*s.via));
-	s.state = bb_xcalloc(nv, 1);
 	s.touched = bb_xmalloc(nv * sizeof(*s.touched));
 	s.path = bb_xmalloc((nv + 1) * sizeof(*s.path));
 	uint64_t over = 0, visited = 0;
@@ -599,7 +652,8 @@ void nest_global_solve(struct bb_nest *n)
 		ord[ci].margin = isinf(b1) ? INFINITY : b2 - b1; /* inf - x = inf */
 		ord[ci].i = (uint32_t)ci;
 	}
-	qsort(ord, g->nch, sizeof(*ord), cmp_order);
+	if (g->nch)
+		sort_order(ord, g->nch);
 	for (size_t oi = 0; oi < g->nch; oi++) {
 		size_t ci = ord[oi].i;
 		const struct nest_gchild *x = &g->ch[ci];
@@ -631,10 +685,6 @@ void nest_global_solve(struct bb_nest *n)
 		n->solve.gpar[g->ch[ci].ridx] = g->ent[force[ci]].par;
 	free(ord);
 	free(force);
-	free(s.dist);
-	free(s.pred);
-	free(s.via);
-	free(s.state);
 	free(s.touched);
 	free(s.path);
 	free(s.heap.a);
