@@ -98,16 +98,6 @@ static uint32_t total_cap(struct bb_nest *n, uint32_t b)
 #define NO_CAP NEST_NO_CAP
 #define NO_CAP_SOFT UINT32_MAX
 
-struct slot_key {
-	uint32_t par, c, id;
-};
-
-static uint64_t key_hash(uint32_t par, uint32_t c)
-{
-	uint64_t h = (par * 0x9e3779b97f4a7c15ULL) ^ ((c + 1) * 0xbf58476d1ce4e5b9ULL);
-	return h ^ (h >> 29);
-}
-
 /* A node of the flow network: its potential, and the search's state there
  * (one place, one cache line: the search touches them together). */
 struct gnode {
@@ -191,10 +181,11 @@ static double callee_unit_cost(const struct net *k, uint32_t v, uint32_t units)
  * record's parent node, and the (parent record, callee) nodes by key. */
 struct net_build {
 	size_t cappc, capt;
-	uint32_t *tslot;    /* per CALL record: its parent node, or BB_NONE */
-	struct slot_key *h; /* open addressing, par BB_NONE: empty */
-	size_t hcap, hn;
-	uint32_t *ncap; /* per node: its total capacity, once ndone */
+	uint32_t *tslot;  /* per CALL record: its parent node, or BB_NONE */
+	uint32_t *thead;  /* per parent node: its first (parent, callee) node */
+	uint32_t *pcnext; /* per (parent, callee) node: the parent's next one */
+	uint32_t *pccal;  /* per (parent, callee) node: the callee */
+	uint32_t *ncap;   /* per node: its total capacity, once ndone */
 	uint8_t *ndone;
 };
 
@@ -215,61 +206,42 @@ static uint32_t parent_node(struct bb_nest *n, struct net *k, struct net_build *
 		bd->capt *= 2;
 		k->tcap = bb_xrealloc(k->tcap, bd->capt * sizeof(uint32_t));
 		k->tsoft = bb_xrealloc(k->tsoft, bd->capt * sizeof(uint32_t));
+		bd->thead = bb_xrealloc(bd->thead, bd->capt * sizeof(uint32_t));
 	}
+	bd->thead[k->npar] = BB_NONE;
 	bd->tslot[e->par] = (uint32_t)k->npar;
 	k->tsoft[k->npar] = g->cap ? NO_CAP_SOFT : soft_cap(n, pb);
 	k->tcap[k->npar++] = g->cap ? g->cap(n, e->par, NEST_ANY) : tk;
 	return bd->tslot[e->par];
 }
 
-static void slots_grow(struct net_build *bd)
-{
-	size_t nc2 = 2 * bd->hcap;
-	struct slot_key *nh = bb_xmalloc(nc2 * sizeof(*nh));
-	for (size_t q = 0; q < nc2; q++)
-		nh[q].par = BB_NONE;
-	for (size_t q = 0; q < bd->hcap; q++) {
-		if (bd->h[q].par == BB_NONE)
-			continue;
-		size_t r = key_hash(bd->h[q].par, bd->h[q].c) & (nc2 - 1);
-		while (nh[r].par != BB_NONE)
-			r = (r + 1) & (nc2 - 1);
-		nh[r] = bd->h[q];
-	}
-	free(bd->h);
-	bd->h = nh;
-	bd->hcap = nc2;
-}
-
-/* The (parent, callee) node of candidate e of child x, made on first sight
- * with its capacity: once (at most one child into x->c), hard or soft. */
+/* The (parent, callee) node of candidate e of child x, whose parent node is
+ * t, made on first sight with its capacity: once (at most one child into
+ * x->c), hard or soft. A parent node has few: its list is searched. */
 static uint32_t callee_node(struct bb_nest *n, struct net *k, struct net_build *bd,
                             const struct nest_gent *e, uint32_t t, const struct nest_gchild *x,
                             int once, int once_hard)
 {
 	struct nest_global *g = &n->solve.glob;
-	if (2 * (bd->hn + 1) > bd->hcap)
-		slots_grow(bd);
-	struct slot_key *h = bd->h;
-	size_t q = key_hash(e->par, x->c) & (bd->hcap - 1);
-	while (h[q].par != BB_NONE && !(h[q].par == e->par && h[q].c == x->c))
-		q = (q + 1) & (bd->hcap - 1);
-	if (h[q].par == BB_NONE) {
-		if (k->npc == bd->cappc) {
-			bd->cappc *= 2;
-			k->pccap = bb_xrealloc(k->pccap, bd->cappc * sizeof(uint32_t));
-			k->pconce = bb_xrealloc(k->pconce, bd->cappc);
-			k->pcpar = bb_xrealloc(k->pcpar, bd->cappc * sizeof(uint32_t));
-		}
-		h[q].par = e->par;
-		h[q].c = x->c;
-		h[q].id = (uint32_t)k->npc;
-		k->pccap[k->npc] = g->cap ? g->cap(n, e->par, x->c) : once_hard ? 1 : NO_CAP;
-		k->pconce[k->npc] = once && !once_hard;
-		k->pcpar[k->npc++] = t;
-		bd->hn++;
+	for (uint32_t v = bd->thead[t]; v != BB_NONE; v = bd->pcnext[v])
+		if (bd->pccal[v] == x->c)
+			return v;
+	if (k->npc == bd->cappc) {
+		bd->cappc *= 2;
+		k->pccap = bb_xrealloc(k->pccap, bd->cappc * sizeof(uint32_t));
+		k->pconce = bb_xrealloc(k->pconce, bd->cappc);
+		k->pcpar = bb_xrealloc(k->pcpar, bd->cappc * sizeof(uint32_t));
+		bd->pcnext = bb_xrealloc(bd->pcnext, bd->cappc * sizeof(uint32_t));
+		bd->pccal = bb_xrealloc(bd->pccal, bd->cappc * sizeof(uint32_t));
 	}
-	return h[q].id;
+	uint32_t v = (uint32_t)k->npc++;
+	k->pccap[v] = g->cap ? g->cap(n, e->par, x->c) : once_hard ? 1 : NO_CAP;
+	k->pconce[v] = once && !once_hard;
+	k->pcpar[v] = t;
+	bd->pccal[v] = x->c;
+	bd->pcnext[v] = bd->thead[t];
+	bd->thead[t] = v;
+	return v;
 }
 
 /* The network's arrays once its nodes are known: each parent's (parent,
@@ -312,7 +284,7 @@ static void net_arrays(struct bb_nest *n, struct net *k)
 static void make_net(struct bb_nest *n, struct net *k)
 {
 	struct nest_global *g = &n->solve.glob;
-	struct net_build bd = {.cappc = 1024, .capt = 1024, .hcap = 1024};
+	struct net_build bd = {.cappc = 1024, .capt = 1024};
 	k->nch = g->nch;
 	k->npc = k->npar = 0;
 	k->pccap = bb_xmalloc(bd.cappc * sizeof(uint32_t));
@@ -323,9 +295,9 @@ static void make_net(struct bb_nest *n, struct net *k)
 	bd.tslot = bb_xmalloc(n->recs.nrec * sizeof(*bd.tslot));
 	for (size_t i = 0; i < n->recs.nrec; i++)
 		bd.tslot[i] = BB_NONE;
-	bd.h = bb_xmalloc(bd.hcap * sizeof(*bd.h));
-	for (size_t i = 0; i < bd.hcap; i++)
-		bd.h[i].par = BB_NONE;
+	bd.thead = bb_xmalloc(bd.capt * sizeof(uint32_t));
+	bd.pcnext = bb_xmalloc(bd.cappc * sizeof(uint32_t));
+	bd.pccal = bb_xmalloc(bd.cappc * sizeof(uint32_t));
 	bd.ncap = bb_xcalloc(n->nodes.ninto + 1, sizeof(*bd.ncap));
 	bd.ndone = bb_xcalloc(n->nodes.ninto + 1, 1);
 	for (size_t ci = 0; ci < g->nch; ci++) {
@@ -344,7 +316,9 @@ static void make_net(struct bb_nest *n, struct net *k)
 			e->slot_c = callee_node(n, k, &bd, e, t, x, once, once_hard);
 		}
 	}
-	free(bd.h);
+	free(bd.thead);
+	free(bd.pcnext);
+	free(bd.pccal);
 	free(bd.tslot);
 	free(bd.ncap);
 	free(bd.ndone);
@@ -590,6 +564,7 @@ static void sort_order(struct gorder *ord, size_t m)
 		memcpy(&key[i], &f, sizeof(f));
 	}
 	struct gorder *tmp = bb_xmalloc((m + 1) * sizeof(*tmp));
+	struct gorder *src = ord;
 	uint32_t *ktmp = bb_xmalloc((m + 1) * sizeof(*ktmp));
 	for (int shift = 0; shift < 32; shift += 8) {
 		size_t cnt[257] = {0};
@@ -601,15 +576,47 @@ static void sort_order(struct gorder *ord, size_t m)
 			cnt[d + 1] += cnt[d];
 		for (size_t i = 0; i < m; i++) {
 			size_t q = cnt[key[i] >> shift & 0xff]++;
-			tmp[q] = ord[i];
+			tmp[q] = src[i];
 			ktmp[q] = key[i];
 		}
-		memcpy(ord, tmp, m * sizeof(*ord));
-		memcpy(key, ktmp, m * sizeof(*key));
+		struct gorder *t = src;
+		src = tmp;
+		tmp = t;
+		uint32_t *kt = key;
+		key = ktmp;
+		ktmp = kt;
+	}
+	if (src != ord) {
+		memcpy(ord, src, m * sizeof(*ord));
+		tmp = src;
 	}
 	free(tmp);
 	free(ktmp);
 	free(key);
+}
+
+/* The children in ord come in no order of memory: their data is fetched
+ * ahead, the child PF_AHEAD places on, its candidates half as far, their
+ * (parent, callee) nodes closer still (each step reads what the last one
+ * fetched). */
+#define PF_AHEAD 16
+
+static void prefetch_child(const struct nest_global *g, const struct net *k,
+                           const struct gorder *ord, size_t oi)
+{
+	if (oi + PF_AHEAD < g->nch)
+		__builtin_prefetch(&g->ch[ord[oi + PF_AHEAD].i]);
+	if (oi + PF_AHEAD / 2 < g->nch) {
+		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 2].i];
+		__builtin_prefetch(&g->ent[x->off]);
+		__builtin_prefetch(&g->ent[x->off + x->nc - 1]);
+		__builtin_prefetch(&k->nd[ord[oi + PF_AHEAD / 2].i]);
+	}
+	if (oi + PF_AHEAD / 4 < g->nch) {
+		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 4].i];
+		for (uint32_t j = 0; j < x->nc; j++)
+			__builtin_prefetch(&k->nd[k->nch + g->ent[x->off + j].slot_c]);
+	}
 }
 
 /* Successive shortest paths: each child in turn joins the flow along the
@@ -640,15 +647,18 @@ void nest_global_solve(struct bb_nest *n)
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		const struct nest_gchild *x = &g->ch[ci];
 		float b1 = INFINITY, b2 = INFINITY;
+		uint32_t best = 0;
 		for (uint32_t j = 0; j < x->nc; j++) {
 			float c = g->ent[x->off + j].w;
 			if (c < b1) {
 				b2 = b1;
 				b1 = c;
+				best = j;
 			} else if (c < b2) {
 				b2 = c;
 			}
 		}
+		force[ci] = x->off + best; /* the first of the cheapest */
 		ord[ci].margin = isinf(b1) ? INFINITY : b2 - b1; /* inf - x = inf */
 		ord[ci].i = (uint32_t)ci;
 	}
@@ -656,13 +666,8 @@ void nest_global_solve(struct bb_nest *n)
 		sort_order(ord, g->nch);
 	for (size_t oi = 0; oi < g->nch; oi++) {
 		size_t ci = ord[oi].i;
-		const struct nest_gchild *x = &g->ch[ci];
-		uint32_t best = 0;
-		for (uint32_t j = 1; j < x->nc; j++)
-			if (g->ent[x->off + j].w < g->ent[x->off + best].w)
-				best = j;
-		force[ci] = x->off + best;
-		if (isinf(g->ent[x->off + best].w))
+		prefetch_child(g, &k, ord, oi);
+		if (isinf(g->ent[force[ci]].w))
 			continue; /* no candidate scores */
 		if (augment(g, &k, &s, (uint32_t)ci))
 			force[ci] = BB_NONE;
