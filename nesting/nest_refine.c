@@ -354,6 +354,8 @@ static uint32_t entry_to(const struct nest_global *g, uint32_t y, uint32_t par)
 
 /* The best change for child ci: a move to another candidate, or a swap with
  * a child of that candidate; *gain what it adds to the likelihood. */
+#define BOUND_SLACK 1e-6
+
 struct change {
 	double gain;
 	uint32_t e1;     /* ci's new entry, or BB_NONE: none */
@@ -376,10 +378,19 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 		struct rparent *q = parent_of(g, r, e1);
 		double dt = g->ent[e0].w - g->ent[e1].w; /* the flow's costs */
 		double lp_q = log_p(r, q->kind, q->seq);
-		double d = dt + lp_p1 - lp_p + log_p(r, q->kind, seq_key(g, r, q, BB_NONE, ci)) - lp_q;
-		if (d > b.gain)
-			b = (struct change){d, e1, BB_NONE, BB_NONE};
+		/* a log probability is <= 0 and a cost >= 0: the gains below are
+		 * at most these bounds, and a bound under the best gain (with a
+		 * margin for rounding) skips the sequences' work */
+		if (dt + lp_p1 - lp_p - lp_q > b.gain - BOUND_SLACK) {
+			double d = dt + lp_p1 - lp_p +
+			           log_p(r, q->kind, seq_key(g, r, q, BB_NONE, ci)) - lp_q;
+			if (d > b.gain)
+				b = (struct change){d, e1, BB_NONE, BB_NONE};
+		}
+		double cap = dt - lp_p - lp_q;
 		for (uint32_t y = q->head; y != BB_NONE; y = r->next[y]) {
+			if (!(cap + g->ent[asg[y]].w > b.gain - BOUND_SLACK))
+				continue;
 			uint32_t ey1 = entry_to(g, y, p0);
 			if (ey1 == BB_NONE)
 				continue;
