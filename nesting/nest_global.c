@@ -43,7 +43,6 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 	}
 	struct nest_gchild *x = &g->ch[g->nch++];
 	x->ridx = c->ridx;
-	x->b = c->from;
 	x->c = c->to;
 	x->off = g->nent;
 	x->nc = (uint32_t)nc;
@@ -304,12 +303,13 @@ static void make_net(struct bb_nest *n, struct net *k)
 		struct nest_gchild *x = &g->ch[ci];
 		/* the parents' node is each candidate's callee: the child's
 		 * caller, or with host aliases a service on it */
-		uint8_t once = !g->cap && nest_once(n, x->b, x->c);
+		uint32_t b = n->recs.rec[x->ridx].op_from & REC_NODE_MAX; /* its caller */
+		uint8_t once = !g->cap && nest_once(n, b, x->c);
 		/* nearly every call into b calls c (at least half as many b->c calls
 		 * as calls into b): "once" is a hard capacity (figure 17's web
 		 * servers, one application call each: 262 instances wrong with it
 		 * soft, 180 hard); a rarer callee may be "twice in a few", soft */
-		int once_hard = once && once_hard_edge(n, x->b, x->c);
+		int once_hard = once && once_hard_edge(n, b, x->c);
 		for (uint32_t j = 0; j < x->nc; j++) {
 			struct nest_gent *e = &g->ent[x->off + j];
 			uint32_t t = parent_node(n, k, &bd, e);
@@ -602,7 +602,7 @@ static void sort_order(struct gorder *ord, size_t m)
 #define PF_AHEAD 16
 
 static void prefetch_child(const struct nest_global *g, const struct net *k,
-                           const struct gorder *ord, size_t oi)
+                           const struct gorder *ord, const uint32_t *force, size_t oi)
 {
 	if (oi + PF_AHEAD < g->nch)
 		__builtin_prefetch(&g->ch[ord[oi + PF_AHEAD].i]);
@@ -611,11 +611,27 @@ static void prefetch_child(const struct nest_global *g, const struct net *k,
 		__builtin_prefetch(&g->ent[x->off]);
 		__builtin_prefetch(&g->ent[x->off + x->nc - 1]);
 		__builtin_prefetch(&k->nd[ord[oi + PF_AHEAD / 2].i]);
+		__builtin_prefetch(&force[ord[oi + PF_AHEAD / 2].i]);
 	}
 	if (oi + PF_AHEAD / 4 < g->nch) {
 		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 4].i];
-		for (uint32_t j = 0; j < x->nc; j++)
-			__builtin_prefetch(&k->nd[k->nch + g->ent[x->off + j].slot_c]);
+		for (uint32_t j = 0; j < x->nc; j++) {
+			uint32_t v = g->ent[x->off + j].slot_c;
+			__builtin_prefetch(&k->nd[k->nch + v]);
+			__builtin_prefetch(&k->pcflow[v]);
+			__builtin_prefetch(&k->pccap[v]);
+			__builtin_prefetch(&k->pcpar[v]);
+		}
+	}
+	if (oi + PF_AHEAD / 8 < g->nch) { /* their parent nodes */
+		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 8].i];
+		for (uint32_t j = 0; j < x->nc; j++) {
+			uint32_t t = k->pcpar[g->ent[x->off + j].slot_c];
+			__builtin_prefetch(&k->nd[k->nch + k->npc + t]);
+			__builtin_prefetch(&k->tflow[t]);
+			__builtin_prefetch(&k->tcap[t]);
+			__builtin_prefetch(&k->toff[t]);
+		}
 	}
 }
 
@@ -666,7 +682,7 @@ void nest_global_solve(struct bb_nest *n)
 		sort_order(ord, g->nch);
 	for (size_t oi = 0; oi < g->nch; oi++) {
 		size_t ci = ord[oi].i;
-		prefetch_child(g, &k, ord, oi);
+		prefetch_child(g, &k, ord, force, oi);
 		if (isinf(g->ent[force[ci]].w))
 			continue; /* no candidate scores */
 		if (augment(g, &k, &s, (uint32_t)ci))

@@ -154,8 +154,8 @@ struct nest_gent {    /* a candidate parent of a child */
 	float w;          /* log score (-inf: none); then the cost, best - this */
 };
 struct nest_gchild {
-	uint32_t ridx;    /* its CALL record */
-	uint32_t b, c;    /* caller and callee nodes */
+	uint32_t ridx;    /* its CALL record (which holds its caller node) */
+	uint32_t c;       /* its callee node */
 	uint32_t off, nc; /* its candidates in ent */
 };
 /* Capacities of the flow network: how many children parent call par (a CALL
@@ -435,6 +435,7 @@ void nest_seq_returned(struct bb_nest *n, const struct call *c);
 void nest_seq_stage_begin(struct bb_nest *n);
 void nest_seq_stage_end(struct bb_nest *n);
 void nest_seq_free(struct bb_nest *n);
+void nest_seq_times(struct bb_nest *n);
 int nest_seq_from_global(struct bb_nest *n);
 uint32_t *nest_seq_parents(const struct bb_nest *n);
 uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
