@@ -298,7 +298,14 @@ static void replay_stages(struct bb_nest *n, int bound)
 		n->phase.rstage = 0;
 		n->st.return_scored = 1;
 	}
-	if (n->cfg.mode == BB_NEST_INFER && (n->cfg.p.sequence || n->cfg.p.global) && !bound) {
+	if (n->cfg.mode == BB_NEST_INFER && n->cfg.p.global && !n->cfg.p.sequence && !bound &&
+	    n->recs.rret) {
+		/* --global alone: the sequence stage would choose parents only to
+		 * drop them (nest_seq_stage_end) and note each call's times, which
+		 * the records hold (the call's, and pass 1's return in rret) */
+		nest_seq_times(n);
+	} else if (n->cfg.mode == BB_NEST_INFER && (n->cfg.p.sequence || n->cfg.p.global) &&
+	           !bound) {
 		/* the sequence gaps (nest_seq.c); the stage's statistics are not the run's */
 		nest_seq_stage_begin(n);
 		struct bb_nest_stats keep = n->st;

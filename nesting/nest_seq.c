@@ -155,6 +155,17 @@ void nest_seq_stage_begin(struct bb_nest *n)
 	}
 }
 
+/* Instead of the sequence stage, with --global alone and the return times
+ * in rret: each CALL record's call time, as the stage would note it for
+ * every call that returns (the only ones that become children). */
+void nest_seq_times(struct bb_nest *n)
+{
+	n->gaps.scall = bb_xmalloc((n->recs.nrec ? n->recs.nrec : 1) * sizeof(*n->gaps.scall));
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		n->gaps.scall[i] =
+		    n->recs.rec[i].op_from >> 30 == REC_CALL ? n->recs.rec[i].u.ts : BB_NO_TIME;
+}
+
 /* After the sequence stage's replay: the histograms are learnt, and with
  * --sequence --global each parent record's children are indexed. */
 void nest_seq_stage_end(struct bb_nest *n)
