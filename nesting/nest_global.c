@@ -66,8 +66,9 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 			n->solve.ramb = bb_xcalloc(n->recs.nrec ? n->recs.nrec : 1, 1);
 		n->solve.ramb[c->ridx] |= 1;
 		/* the others that could be its parent may lack a child of theirs */
+		float wmin = (float)log((1 - NEST_AMB_SHARE) * sum);
 		for (size_t i = 0; i < nc; i++)
-			if (g->ent[first + i].w >= (float)log((1 - NEST_AMB_SHARE) * sum))
+			if (g->ent[first + i].w >= wmin)
 				n->solve.ramb[cand[i]->ridx] |= 2;
 	}
 }
