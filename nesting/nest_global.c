@@ -110,7 +110,7 @@ struct gnode {
 
 /* The flow network: child -> (parent, callee) -> parent -> sink. Every
  * entry gets its (parent, callee) node (slot_c, capacity 1 when the callee
- * is called at most once per call, nest_once) and its parent node (slot_t,
+ * is called at most once per call, nest_once) and its parent node (pcpar[slot_c],
  * capacity total_cap of the parent's node, when there is one). */
 struct net {
 	size_t nch, npc, npar;
