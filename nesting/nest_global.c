@@ -6,6 +6,8 @@
 
 #include "nesting/nest_int.h"
 
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
 /* The greedy FindNestedPairs gives each child the best parent for it alone,
  * one child at a time. At high parallelism that gives a web-server call two
  * application-server children and leaves a sibling call with none, though
@@ -24,22 +26,23 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 	struct nest_global *g = &n->solve.glob;
 	if (g->full)
 		return;
-	if ((g->nent + nc) * sizeof(*g->ent) + g->nch * sizeof(*g->ch) > n->cfg.p.memory_bytes) {
+	/* the budget counts 16 bytes a candidate, 20 a child (the entry's
+	 * former size: the same traces fit as before) */
+	if ((g->nent + nc) * 16 + g->nch * 20 > n->cfg.p.memory_bytes) {
 		g->full = 1; /* greedy choice instead (global_used stays 0) */
 		return;
 	}
 	if (g->nch == g->capch) {
-		g->capch = g->capch ? 2 * g->capch : 1024;
+		g->capch = g->capch ? 2 * g->capch : MAX(g->hintch, 1024);
 		g->ch = bb_xrealloc(g->ch, g->capch * sizeof(*g->ch));
 	}
 	if (g->nent + nc > g->capent) {
 		while (g->nent + nc > g->capent)
-			g->capent = g->capent ? 2 * g->capent : 4096;
+			g->capent = g->capent ? 2 * g->capent : MAX(g->hintent, 4096);
 		g->ent = bb_xrealloc(g->ent, g->capent * sizeof(*g->ent));
 	}
 	struct nest_gchild *x = &g->ch[g->nch++];
 	x->ridx = c->ridx;
-	x->b = c->from;
 	x->c = c->to;
 	x->off = g->nent;
 	x->nc = (uint32_t)nc;
@@ -54,7 +57,7 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 		}
 		e->par = cand[i]->ridx;
 		e->w = s > 0 ? (float)log(s) : -INFINITY;
-		e->slot_t = e->slot_c = BB_NONE;
+		e->slot_c = BB_NONE;
 	}
 	/* ambiguous: even the best candidate has under NEST_AMB_SHARE of the
 	 * scores (the assignment may pick another, which is less sure still) */
@@ -63,8 +66,9 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 			n->solve.ramb = bb_xcalloc(n->recs.nrec ? n->recs.nrec : 1, 1);
 		n->solve.ramb[c->ridx] |= 1;
 		/* the others that could be its parent may lack a child of theirs */
+		float wmin = (float)log((1 - NEST_AMB_SHARE) * sum);
 		for (size_t i = 0; i < nc; i++)
-			if (g->ent[first + i].w >= (float)log((1 - NEST_AMB_SHARE) * sum))
+			if (g->ent[first + i].w >= wmin)
 				n->solve.ramb[cand[i]->ridx] |= 2;
 	}
 }
@@ -94,19 +98,19 @@ static uint32_t total_cap(struct bb_nest *n, uint32_t b)
 #define NO_CAP NEST_NO_CAP
 #define NO_CAP_SOFT UINT32_MAX
 
-struct slot_key {
-	uint32_t par, c, id;
+/* A node of the flow network: its potential, and the search's state there
+ * (one place, one cache line: the search touches them together). */
+struct gnode {
+	double pot;
+	double dist;
+	uint32_t pred, via; /* the node before it; for a (parent, callee) node
+	                       reached from a child, the entry */
+	uint8_t state;      /* 0 untouched, 1 reached, 2 settled */
 };
-
-static uint64_t key_hash(uint32_t par, uint32_t c)
-{
-	uint64_t h = (par * 0x9e3779b97f4a7c15ULL) ^ ((c + 1) * 0xbf58476d1ce4e5b9ULL);
-	return h ^ (h >> 29);
-}
 
 /* The flow network: child -> (parent, callee) -> parent -> sink. Every
  * entry gets its (parent, callee) node (slot_c, capacity 1 when the callee
- * is called at most once per call, nest_once) and its parent node (slot_t,
+ * is called at most once per call, nest_once) and its parent node (pcpar[slot_c],
  * capacity total_cap of the parent's node, when there is one). */
 struct net {
 	size_t nch, npc, npar;
@@ -119,7 +123,7 @@ struct net {
 	uint32_t *toff, *tpc;             /* its (parent, callee) nodes: tpc[toff[t]..toff[t+1]) */
 	uint32_t *assign;                 /* per child: its entry (index in ent), or BB_NONE */
 	uint32_t *cnext;                  /* per child: next child of the same (parent, callee) */
-	double *pot;                      /* per node: potential */
+	struct gnode *nd;                 /* per node: potential and search state */
 	double pen_y, pen_z;              /* same- and generic-child penalty exponents */
 };
 
@@ -177,10 +181,11 @@ static double callee_unit_cost(const struct net *k, uint32_t v, uint32_t units)
  * record's parent node, and the (parent record, callee) nodes by key. */
 struct net_build {
 	size_t cappc, capt;
-	uint32_t *tslot;    /* per CALL record: its parent node, or BB_NONE */
-	struct slot_key *h; /* open addressing, par BB_NONE: empty */
-	size_t hcap, hn;
-	uint32_t *ncap; /* per node: its total capacity, once ndone */
+	uint32_t *tslot;  /* per CALL record: its parent node, or BB_NONE */
+	uint32_t *thead;  /* per parent node: its first (parent, callee) node */
+	uint32_t *pcnext; /* per (parent, callee) node: the parent's next one */
+	uint32_t *pccal;  /* per (parent, callee) node: the callee */
+	uint32_t *ncap;   /* per node: its total capacity, once ndone */
 	uint8_t *ndone;
 };
 
@@ -201,61 +206,42 @@ static uint32_t parent_node(struct bb_nest *n, struct net *k, struct net_build *
 		bd->capt *= 2;
 		k->tcap = bb_xrealloc(k->tcap, bd->capt * sizeof(uint32_t));
 		k->tsoft = bb_xrealloc(k->tsoft, bd->capt * sizeof(uint32_t));
+		bd->thead = bb_xrealloc(bd->thead, bd->capt * sizeof(uint32_t));
 	}
+	bd->thead[k->npar] = BB_NONE;
 	bd->tslot[e->par] = (uint32_t)k->npar;
 	k->tsoft[k->npar] = g->cap ? NO_CAP_SOFT : soft_cap(n, pb);
 	k->tcap[k->npar++] = g->cap ? g->cap(n, e->par, NEST_ANY) : tk;
 	return bd->tslot[e->par];
 }
 
-static void slots_grow(struct net_build *bd)
-{
-	size_t nc2 = 2 * bd->hcap;
-	struct slot_key *nh = bb_xmalloc(nc2 * sizeof(*nh));
-	for (size_t q = 0; q < nc2; q++)
-		nh[q].par = BB_NONE;
-	for (size_t q = 0; q < bd->hcap; q++) {
-		if (bd->h[q].par == BB_NONE)
-			continue;
-		size_t r = key_hash(bd->h[q].par, bd->h[q].c) & (nc2 - 1);
-		while (nh[r].par != BB_NONE)
-			r = (r + 1) & (nc2 - 1);
-		nh[r] = bd->h[q];
-	}
-	free(bd->h);
-	bd->h = nh;
-	bd->hcap = nc2;
-}
-
-/* The (parent, callee) node of candidate e of child x, made on first sight
- * with its capacity: once (at most one child into x->c), hard or soft. */
+/* The (parent, callee) node of candidate e of child x, whose parent node is
+ * t, made on first sight with its capacity: once (at most one child into
+ * x->c), hard or soft. A parent node has few: its list is searched. */
 static uint32_t callee_node(struct bb_nest *n, struct net *k, struct net_build *bd,
-                            const struct nest_gent *e, const struct nest_gchild *x, int once,
-                            int once_hard)
+                            const struct nest_gent *e, uint32_t t, const struct nest_gchild *x,
+                            int once, int once_hard)
 {
 	struct nest_global *g = &n->solve.glob;
-	if (2 * (bd->hn + 1) > bd->hcap)
-		slots_grow(bd);
-	struct slot_key *h = bd->h;
-	size_t q = key_hash(e->par, x->c) & (bd->hcap - 1);
-	while (h[q].par != BB_NONE && !(h[q].par == e->par && h[q].c == x->c))
-		q = (q + 1) & (bd->hcap - 1);
-	if (h[q].par == BB_NONE) {
-		if (k->npc == bd->cappc) {
-			bd->cappc *= 2;
-			k->pccap = bb_xrealloc(k->pccap, bd->cappc * sizeof(uint32_t));
-			k->pconce = bb_xrealloc(k->pconce, bd->cappc);
-			k->pcpar = bb_xrealloc(k->pcpar, bd->cappc * sizeof(uint32_t));
-		}
-		h[q].par = e->par;
-		h[q].c = x->c;
-		h[q].id = (uint32_t)k->npc;
-		k->pccap[k->npc] = g->cap ? g->cap(n, e->par, x->c) : once_hard ? 1 : NO_CAP;
-		k->pconce[k->npc] = once && !once_hard;
-		k->pcpar[k->npc++] = e->slot_t;
-		bd->hn++;
+	for (uint32_t v = bd->thead[t]; v != BB_NONE; v = bd->pcnext[v])
+		if (bd->pccal[v] == x->c)
+			return v;
+	if (k->npc == bd->cappc) {
+		bd->cappc *= 2;
+		k->pccap = bb_xrealloc(k->pccap, bd->cappc * sizeof(uint32_t));
+		k->pconce = bb_xrealloc(k->pconce, bd->cappc);
+		k->pcpar = bb_xrealloc(k->pcpar, bd->cappc * sizeof(uint32_t));
+		bd->pcnext = bb_xrealloc(bd->pcnext, bd->cappc * sizeof(uint32_t));
+		bd->pccal = bb_xrealloc(bd->pccal, bd->cappc * sizeof(uint32_t));
 	}
-	return h[q].id;
+	uint32_t v = (uint32_t)k->npc++;
+	k->pccap[v] = g->cap ? g->cap(n, e->par, x->c) : once_hard ? 1 : NO_CAP;
+	k->pconce[v] = once && !once_hard;
+	k->pcpar[v] = t;
+	bd->pccal[v] = x->c;
+	bd->pcnext[v] = bd->thead[t];
+	bd->thead[t] = v;
+	return v;
 }
 
 /* The network's arrays once its nodes are known: each parent's (parent,
@@ -290,7 +276,7 @@ static void net_arrays(struct bb_nest *n, struct net *k)
 			g->ent[x->off + j].w = isinf(wmax) ? INFINITY : wmax - g->ent[x->off + j].w;
 		k->assign[ci] = BB_NONE;
 	}
-	k->pot = bb_xcalloc(k->nch + k->npc + k->npar + 2, sizeof(double));
+	k->nd = bb_xcalloc(k->nch + k->npc + k->npar + 2, sizeof(*k->nd));
 	k->pen_y = n->cfg.p.penalty_y;
 	k->pen_z = n->cfg.p.penalty_z;
 }
@@ -298,7 +284,7 @@ static void net_arrays(struct bb_nest *n, struct net *k)
 static void make_net(struct bb_nest *n, struct net *k)
 {
 	struct nest_global *g = &n->solve.glob;
-	struct net_build bd = {.cappc = 1024, .capt = 1024, .hcap = 1024};
+	struct net_build bd = {.cappc = 1024, .capt = 1024};
 	k->nch = g->nch;
 	k->npc = k->npar = 0;
 	k->pccap = bb_xmalloc(bd.cappc * sizeof(uint32_t));
@@ -309,28 +295,31 @@ static void make_net(struct bb_nest *n, struct net *k)
 	bd.tslot = bb_xmalloc(n->recs.nrec * sizeof(*bd.tslot));
 	for (size_t i = 0; i < n->recs.nrec; i++)
 		bd.tslot[i] = BB_NONE;
-	bd.h = bb_xmalloc(bd.hcap * sizeof(*bd.h));
-	for (size_t i = 0; i < bd.hcap; i++)
-		bd.h[i].par = BB_NONE;
+	bd.thead = bb_xmalloc(bd.capt * sizeof(uint32_t));
+	bd.pcnext = bb_xmalloc(bd.cappc * sizeof(uint32_t));
+	bd.pccal = bb_xmalloc(bd.cappc * sizeof(uint32_t));
 	bd.ncap = bb_xcalloc(n->nodes.ninto + 1, sizeof(*bd.ncap));
 	bd.ndone = bb_xcalloc(n->nodes.ninto + 1, 1);
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		struct nest_gchild *x = &g->ch[ci];
 		/* the parents' node is each candidate's callee: the child's
 		 * caller, or with host aliases a service on it */
-		uint8_t once = !g->cap && nest_once(n, x->b, x->c);
+		uint32_t b = n->recs.rec[x->ridx].op_from & REC_NODE_MAX; /* its caller */
+		uint8_t once = !g->cap && nest_once(n, b, x->c);
 		/* nearly every call into b calls c (at least half as many b->c calls
 		 * as calls into b): "once" is a hard capacity (figure 17's web
 		 * servers, one application call each: 262 instances wrong with it
 		 * soft, 180 hard); a rarer callee may be "twice in a few", soft */
-		int once_hard = once && once_hard_edge(n, x->b, x->c);
+		int once_hard = once && once_hard_edge(n, b, x->c);
 		for (uint32_t j = 0; j < x->nc; j++) {
 			struct nest_gent *e = &g->ent[x->off + j];
-			e->slot_t = parent_node(n, k, &bd, e);
-			e->slot_c = callee_node(n, k, &bd, e, x, once, once_hard);
+			uint32_t t = parent_node(n, k, &bd, e);
+			e->slot_c = callee_node(n, k, &bd, e, t, x, once, once_hard);
 		}
 	}
-	free(bd.h);
+	free(bd.thead);
+	free(bd.pcnext);
+	free(bd.pccal);
 	free(bd.tslot);
 	free(bd.ncap);
 	free(bd.ndone);
@@ -351,7 +340,7 @@ static void free_net(struct net *k)
 	free(k->tpc);
 	free(k->assign);
 	free(k->cnext);
-	free(k->pot);
+	free(k->nd);
 }
 
 /* Dijkstra's heap, with lazy deletion. */
@@ -399,33 +388,31 @@ static struct hent heap_pop(struct heap *h)
 	return top;
 }
 
-/* Search state per node: distance, how it was reached, and whether settled.
- * pred: the node before it; via: for a (parent, callee) node reached from a
- * child, the entry. Nodes: children 0..nch-1, (parent, callee) nodes from
- * PC0, parents from T0, and the sink. */
+/* The search's state beyond the nodes' (struct gnode): the nodes it touched,
+ * the path and the heap. Nodes: children 0..nch-1, (parent, callee) nodes
+ * from PC0, parents from T0, and the sink. */
 struct search {
-	double *dist;
-	uint32_t *pred, *via;
-	uint8_t *state; /* 0 untouched, 1 reached, 2 settled */
 	uint32_t *touched;
 	size_t ntouched;
 	uint32_t *path;
 	struct heap heap;
 };
 
-static void relax(struct search *s, uint32_t u, uint32_t v, uint32_t via, double d)
+static void relax(struct search *s, struct gnode *nd, uint32_t u, uint32_t v, uint32_t via,
+                  double d)
 {
-	if (s->state[v] == 2)
+	struct gnode *x = &nd[v];
+	if (x->state == 2)
 		return;
-	if (s->state[v] == 0) {
-		s->state[v] = 1;
+	if (x->state == 0) {
+		x->state = 1;
 		s->touched[s->ntouched++] = v;
-	} else if (d >= s->dist[v]) {
+	} else if (d >= x->dist) {
 		return;
 	}
-	s->dist[v] = d;
-	s->pred[v] = u;
-	s->via[v] = via;
+	x->dist = d;
+	x->pred = u;
+	x->via = via;
 	heap_push(&s->heap, d, v);
 }
 
@@ -447,22 +434,23 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 	double pmax = -INFINITY;
 	for (uint32_t j = 0; j < x0->nc; j++)
 		if (!isinf(g->ent[x0->off + j].w)) {
-			double p = k->pot[PC0 + g->ent[x0->off + j].slot_c] - g->ent[x0->off + j].w;
+			double p =
+			    k->nd[PC0 + g->ent[x0->off + j].slot_c].pot - g->ent[x0->off + j].w;
 			if (p > pmax)
 				pmax = p;
 		}
-	k->pot[ci] = pmax;
+	k->nd[ci].pot = pmax;
 	s->ntouched = 0;
 	s->heap.n = 0;
-	relax(s, BB_NONE, ci, BB_NONE, 0);
+	relax(s, k->nd, BB_NONE, ci, BB_NONE, 0);
 	double dt = -1;
 	while (s->heap.n) {
 		struct hent h = heap_pop(&s->heap);
 		uint32_t u = h.v;
-		if (s->state[u] == 2 || h.d > s->dist[u])
+		if (k->nd[u].state == 2 || h.d > k->nd[u].dist)
 			continue;
-		s->state[u] = 2;
-		double du = s->dist[u];
+		k->nd[u].state = 2;
+		double du = k->nd[u].dist;
 		if (u == SINK) {
 			dt = du;
 			break;
@@ -474,39 +462,43 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 				if (isinf(g->ent[e].w) || e == k->assign[u])
 					continue;
 				uint32_t v = (uint32_t)PC0 + g->ent[e].slot_c;
-				double rc = g->ent[e].w + k->pot[u] - k->pot[v];
-				relax(s, u, v, e, du + (rc > 0 ? rc : 0));
+				double rc = g->ent[e].w + k->nd[u].pot - k->nd[v].pot;
+				relax(s, k->nd, u, v, e, du + (rc > 0 ? rc : 0));
 			}
 		} else if (u < T0) {
 			uint32_t v = (uint32_t)(u - PC0);
 			uint32_t t = (uint32_t)T0 + k->pcpar[v];
 			if (k->pcflow[v] < k->pccap[v]) {
-				double rc = callee_unit_cost(k, v, k->pcflow[v] + 1) + k->pot[u] - k->pot[t];
-				relax(s, u, t, BB_NONE, du + (rc > 0 ? rc : 0));
+				double rc = callee_unit_cost(k, v, k->pcflow[v] + 1) +
+				            k->nd[u].pot - k->nd[t].pot;
+				relax(s, k->nd, u, t, BB_NONE, du + (rc > 0 ? rc : 0));
 			}
 			for (uint32_t c = k->pchead[v]; c != BB_NONE; c = k->cnext[c]) {
-				double rc = -g->ent[k->assign[c]].w + k->pot[u] - k->pot[c];
-				relax(s, u, c, BB_NONE, du + (rc > 0 ? rc : 0));
+				double rc = -g->ent[k->assign[c]].w + k->nd[u].pot - k->nd[c].pot;
+				relax(s, k->nd, u, c, BB_NONE, du + (rc > 0 ? rc : 0));
 			}
 		} else {
 			uint32_t t = (uint32_t)(u - T0);
 			if (k->tflow[t] < k->tcap[t]) {
-				double rc = parent_unit_cost(k, t, k->tflow[t] + 1) + k->pot[u] - k->pot[SINK];
-				relax(s, u, (uint32_t)SINK, BB_NONE, du + (rc > 0 ? rc : 0));
+				double rc = parent_unit_cost(k, t, k->tflow[t] + 1) + k->nd[u].pot -
+				            k->nd[SINK].pot;
+				relax(s, k->nd, u, (uint32_t)SINK, BB_NONE, du + (rc > 0 ? rc : 0));
 			}
 			for (uint32_t q = k->toff[t]; q < k->toff[t + 1]; q++) {
 				uint32_t v = k->tpc[q];
 				if (k->pcflow[v] == 0)
 					continue;
-				double rc = -callee_unit_cost(k, v, k->pcflow[v]) + k->pot[u] - k->pot[PC0 + v];
-				relax(s, u, (uint32_t)(PC0 + v), BB_NONE, du + (rc > 0 ? rc : 0));
+				double rc = -callee_unit_cost(k, v, k->pcflow[v]) + k->nd[u].pot -
+				            k->nd[PC0 + v].pot;
+				relax(s, k->nd, u, (uint32_t)(PC0 + v), BB_NONE,
+				      du + (rc > 0 ? rc : 0));
 			}
 		}
 	}
 	if (dt >= 0) {
 		/* the path, then the flow along it from the child on */
 		size_t np = 0;
-		for (uint32_t v = (uint32_t)SINK; v != BB_NONE; v = s->pred[v])
+		for (uint32_t v = (uint32_t)SINK; v != BB_NONE; v = k->nd[v].pred)
 			s->path[np++] = v;
 		for (size_t i = np - 1; i > 0; i--) {
 			uint32_t u = s->path[i], v = s->path[i - 1];
@@ -516,14 +508,16 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 				k->pcflow[u - PC0]++; /* (parent, callee) -> parent */
 			} else if (v >= PC0) {
 				if (u >= T0) {
-					k->pcflow[v - PC0]--; /* parent -> (parent, callee), backward */
+					k->pcflow[v -
+					          PC0]--; /* parent -> (parent, callee), backward */
 				} else {
-					k->assign[u] = s->via[v]; /* child -> (parent, callee) */
+					k->assign[u] = k->nd[v].via; /* child -> (parent, callee) */
 					k->cnext[u] = k->pchead[v - PC0];
 					k->pchead[v - PC0] = u;
 				}
 			} else {
-				unlink_child(k, u - (uint32_t)PC0, v); /* (parent, callee) -> child, backward */
+				unlink_child(k, u - (uint32_t)PC0,
+				             v); /* (parent, callee) -> child, backward */
 				k->assign[v] = BB_NONE;
 			}
 		}
@@ -533,9 +527,9 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 	double d = dt >= 0 ? dt : 0;
 	for (size_t i = 0; i < s->ntouched; i++) {
 		uint32_t v = s->touched[i];
-		if (s->state[v] == 2 && dt >= 0 && s->dist[v] < dt)
-			k->pot[v] += s->dist[v] - d;
-		s->state[v] = 0;
+		if (k->nd[v].state == 2 && dt >= 0 && k->nd[v].dist < dt)
+			k->nd[v].pot += k->nd[v].dist - d;
+		k->nd[v].state = 0;
 	}
 	return dt >= 0;
 }
@@ -551,6 +545,95 @@ static int cmp_order(const void *a, const void *b)
 	if (x->margin != y->margin)
 		return x->margin < y->margin ? -1 : 1;
 	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Sorts ord (in child order) by margin, ties by child: cmp_order's order.
+ * The margins are >= 0 (or +inf), whose bits order as the values do, so a
+ * stable radix sort on them gives it in linear time; anything else (a NaN)
+ * goes to qsort. */
+static void sort_order(struct gorder *ord, size_t m)
+{
+	uint32_t *key = bb_xmalloc((m + 1) * sizeof(*key));
+	for (size_t i = 0; i < m; i++) {
+		float f = ord[i].margin;
+		if (!(f >= 0)) {
+			free(key);
+			qsort(ord, m, sizeof(*ord), cmp_order);
+			return;
+		}
+		f = f == 0 ? 0 : f; /* -0 sorts as 0 */
+		memcpy(&key[i], &f, sizeof(f));
+	}
+	struct gorder *tmp = bb_xmalloc((m + 1) * sizeof(*tmp));
+	struct gorder *src = ord;
+	uint32_t *ktmp = bb_xmalloc((m + 1) * sizeof(*ktmp));
+	for (int shift = 0; shift < 32; shift += 8) {
+		size_t cnt[257] = {0};
+		for (size_t i = 0; i < m; i++)
+			cnt[(key[i] >> shift & 0xff) + 1]++;
+		if (cnt[(key[0] >> shift & 0xff) + 1] == m)
+			continue; /* one digit for all: the order stays */
+		for (int d = 0; d < 256; d++)
+			cnt[d + 1] += cnt[d];
+		for (size_t i = 0; i < m; i++) {
+			size_t q = cnt[key[i] >> shift & 0xff]++;
+			tmp[q] = src[i];
+			ktmp[q] = key[i];
+		}
+		struct gorder *t = src;
+		src = tmp;
+		tmp = t;
+		uint32_t *kt = key;
+		key = ktmp;
+		ktmp = kt;
+	}
+	if (src != ord) {
+		memcpy(ord, src, m * sizeof(*ord));
+		tmp = src;
+	}
+	free(tmp);
+	free(ktmp);
+	free(key);
+}
+
+/* The children in ord come in no order of memory: their data is fetched
+ * ahead, the child PF_AHEAD places on, its candidates half as far, their
+ * (parent, callee) nodes closer still (each step reads what the last one
+ * fetched). */
+#define PF_AHEAD 16
+
+static void prefetch_child(const struct nest_global *g, const struct net *k,
+                           const struct gorder *ord, const uint32_t *force, size_t oi)
+{
+	if (oi + PF_AHEAD < g->nch)
+		__builtin_prefetch(&g->ch[ord[oi + PF_AHEAD].i]);
+	if (oi + PF_AHEAD / 2 < g->nch) {
+		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 2].i];
+		__builtin_prefetch(&g->ent[x->off]);
+		__builtin_prefetch(&g->ent[x->off + x->nc - 1]);
+		__builtin_prefetch(&k->nd[ord[oi + PF_AHEAD / 2].i]);
+		__builtin_prefetch(&force[ord[oi + PF_AHEAD / 2].i]);
+	}
+	if (oi + PF_AHEAD / 4 < g->nch) {
+		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 4].i];
+		for (uint32_t j = 0; j < x->nc; j++) {
+			uint32_t v = g->ent[x->off + j].slot_c;
+			__builtin_prefetch(&k->nd[k->nch + v]);
+			__builtin_prefetch(&k->pcflow[v]);
+			__builtin_prefetch(&k->pccap[v]);
+			__builtin_prefetch(&k->pcpar[v]);
+		}
+	}
+	if (oi + PF_AHEAD / 8 < g->nch) { /* their parent nodes */
+		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 8].i];
+		for (uint32_t j = 0; j < x->nc; j++) {
+			uint32_t t = k->pcpar[g->ent[x->off + j].slot_c];
+			__builtin_prefetch(&k->nd[k->nch + k->npc + t]);
+			__builtin_prefetch(&k->tflow[t]);
+			__builtin_prefetch(&k->tcap[t]);
+			__builtin_prefetch(&k->toff[t]);
+		}
+	}
 }
 
 /* Successive shortest paths: each child in turn joins the flow along the
@@ -569,10 +652,6 @@ void nest_global_solve(struct bb_nest *n)
 	make_net(n, &k);
 	size_t nv = k.nch + k.npc + k.npar + 1;
 	struct search s = {0};
-	s.dist = bb_xmalloc(nv * sizeof(*s.dist));
-	s.pred = bb_xmalloc(nv * sizeof(*s.pred));
-	s.via = bb_xmalloc(nv * sizeof(*s.via));
-	s.state = bb_xcalloc(nv, 1);
 	s.touched = bb_xmalloc(nv * sizeof(*s.touched));
 	s.path = bb_xmalloc((nv + 1) * sizeof(*s.path));
 	uint64_t over = 0, visited = 0;
@@ -585,28 +664,27 @@ void nest_global_solve(struct bb_nest *n)
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		const struct nest_gchild *x = &g->ch[ci];
 		float b1 = INFINITY, b2 = INFINITY;
+		uint32_t best = 0;
 		for (uint32_t j = 0; j < x->nc; j++) {
 			float c = g->ent[x->off + j].w;
 			if (c < b1) {
 				b2 = b1;
 				b1 = c;
+				best = j;
 			} else if (c < b2) {
 				b2 = c;
 			}
 		}
+		force[ci] = x->off + best; /* the first of the cheapest */
 		ord[ci].margin = isinf(b1) ? INFINITY : b2 - b1; /* inf - x = inf */
 		ord[ci].i = (uint32_t)ci;
 	}
-	qsort(ord, g->nch, sizeof(*ord), cmp_order);
+	if (g->nch)
+		sort_order(ord, g->nch);
 	for (size_t oi = 0; oi < g->nch; oi++) {
 		size_t ci = ord[oi].i;
-		const struct nest_gchild *x = &g->ch[ci];
-		uint32_t best = 0;
-		for (uint32_t j = 1; j < x->nc; j++)
-			if (g->ent[x->off + j].w < g->ent[x->off + best].w)
-				best = j;
-		force[ci] = x->off + best;
-		if (isinf(g->ent[x->off + best].w))
+		prefetch_child(g, &k, ord, force, oi);
+		if (isinf(g->ent[force[ci]].w))
 			continue; /* no candidate scores */
 		if (augment(g, &k, &s, (uint32_t)ci))
 			force[ci] = BB_NONE;
@@ -624,10 +702,6 @@ void nest_global_solve(struct bb_nest *n)
 	for (size_t ci = 0; ci < g->nch; ci++)
 		force[ci] = force[ci] != BB_NONE ? force[ci] : k.assign[ci];
 	free(ord);
-	free(s.dist);
-	free(s.pred);
-	free(s.via);
-	free(s.state);
 	free(s.touched);
 	free(s.path);
 	free(s.heap.a);

@@ -156,13 +156,12 @@ struct pairc {
 
 struct nest_gent {    /* a candidate parent of a child */
 	uint32_t par;     /* its CALL record */
-	uint32_t slot_t;  /* its parent node */
-	uint32_t slot_c;  /* its (parent, callee) node */
+	uint32_t slot_c;  /* its (parent, callee) node (whose parent node is pcpar's) */
 	float w;          /* log score (-inf: none); then the cost, best - this */
 };
 struct nest_gchild {
-	uint32_t ridx;    /* its CALL record */
-	uint32_t b, c;    /* caller and callee nodes */
+	uint32_t ridx;    /* its CALL record (which holds its caller node) */
+	uint32_t c;       /* its callee node */
 	uint32_t off, nc; /* its candidates in ent */
 };
 /* Capacities of the flow network: how many children parent call par (a CALL
@@ -175,6 +174,8 @@ struct nest_global {
 	size_t nch, capch;
 	struct nest_gent *ent;
 	size_t nent, capent;
+	size_t hintch, hintent; /* the children and candidates expected (the last
+	                           replay's): the first allocation */
 	int full;         /* the candidates outgrew the memory budget: not used */
 	nest_cap_fn cap;  /* NULL: the capacities pass 1's call counts support */
 	uint32_t *truth;  /* --bound: per child, its true parent's entry, or BB_NONE */
@@ -438,6 +439,7 @@ void nest_replay(struct bb_nest *n);
 void nest_calls_free(struct nest_calls *cs);
 void nest_nodes_init(struct nest_nodes *d);
 void nest_nodes_free(struct nest_nodes *d);
+void nest_recs_trim(struct bb_nest *n);
 void nest_recs_free(struct nest_recs *r, int keep_reqs);
 uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri);
 void nest_alias_roots(struct bb_nest *n);
@@ -474,7 +476,9 @@ void nest_seq_returned(struct bb_nest *n, const struct call *c);
 void nest_seq_stage_begin(struct bb_nest *n);
 void nest_seq_stage_end(struct bb_nest *n);
 void nest_seq_free(struct bb_nest *n);
-void nest_seq_from_global(struct bb_nest *n);
+void nest_seq_times(struct bb_nest *n);
+int nest_seq_from_global(struct bb_nest *n);
+uint32_t *nest_seq_parents(const struct bb_nest *n);
 uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
                            const struct call *child);
 

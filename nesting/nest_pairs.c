@@ -787,6 +787,31 @@ void nest_nodes_free(struct nest_nodes *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* After pass 1: the records' arrays shrink to the records kept (they grow
+ * by doubling, up to a quarter of them unused), so the replays and
+ * --global's candidates do not carry the slack. */
+void nest_recs_trim(struct bb_nest *n)
+{
+	struct nest_recs *r = &n->recs;
+	size_t cap = r->nrec ? r->nrec : 1;
+	if (!r->rec || cap >= r->caprec)
+		return;
+	r->rec = bb_xrealloc(r->rec, cap * sizeof(*r->rec));
+	if (r->rpath)
+		r->rpath = bb_xrealloc(r->rpath, cap * sizeof(*r->rpath));
+	if (r->rret)
+		r->rret = bb_xrealloc(r->rret, cap * sizeof(*r->rret));
+	if (r->rreq && !r->reqs) { /* no req= label: every entry BB_NONE */
+		free(r->rreq);
+		r->rreq = NULL;
+	} else if (r->rreq) {
+		r->rreq = bb_xrealloc(r->rreq, cap * sizeof(*r->rreq));
+	}
+	if (n->content.rtok)
+		n->content.rtok = bb_xrealloc(n->content.rtok, cap * sizeof(*n->content.rtok));
+	r->caprec = cap;
+}
+
 /* Frees the records; with keep_reqs the req= labels stay, for the patterns
  * that carry them. The budget stays. */
 void nest_recs_free(struct nest_recs *r, int keep_reqs)

@@ -54,6 +54,8 @@ struct rkind {
 	                      (SPLIT_CALLER) or on their label (SPLIT_LABEL) */
 	uint64_t ncalls;   /* calls a->b (or into b) pass 1 counted */
 	uint64_t nonempty; /* of them, with a child in the assignment */
+	double lp_empty;   /* log_p of the empty sequence, from the last count */
+	double lp_unseen;  /* log_p of a sequence not counted */
 };
 
 struct rcount {
@@ -61,6 +63,7 @@ struct rcount {
 	uint32_t kind;
 	uint64_t seq;
 	double n;
+	double lp; /* log_p, from the last count */
 };
 
 struct refine {
@@ -116,7 +119,7 @@ static struct rcount *count_find(struct refine *r, uint32_t kind, uint64_t seq, 
 	}
 	if (!create)
 		return NULL;
-	r->cnt[q] = (struct rcount){key, kind, seq, 0};
+	r->cnt[q] = (struct rcount){key, kind, seq, 0, 0};
 	r->ncnt++;
 	return &r->cnt[q];
 }
@@ -195,12 +198,21 @@ static double count_of(struct refine *r, uint32_t kind, uint64_t seq)
 	return e ? e->n : 0;
 }
 
-/* log P(seq | kind) from the last count. */
+/* log P(seq | kind) from count c of the kind's calls making it. */
+static double log_p_of(const struct rkind *k, double c)
+{
+	double total = (double)(k->ncalls > k->nonempty ? k->ncalls : k->nonempty);
+	return log((c + NEST_REFINE_EPS) / (total + NEST_REFINE_EPS));
+}
+
+/* log P(seq | kind) from the last count (count_seqs keeps them). */
 static double log_p(struct refine *r, uint32_t kind, uint64_t seq)
 {
 	const struct rkind *k = &r->kind[kind];
-	double total = (double)(k->ncalls > k->nonempty ? k->ncalls : k->nonempty);
-	return log((count_of(r, kind, seq) + NEST_REFINE_EPS) / (total + NEST_REFINE_EPS));
+	if (!seq)
+		return k->lp_empty;
+	const struct rcount *e = count_find(r, kind, seq, 0);
+	return e ? e->lp : k->lp_unseen;
 }
 
 /* Counts each kind's sequences in the assignment; both: under every kind of
@@ -227,6 +239,14 @@ static void count_seqs(struct refine *r, int both)
 			count_find(r, x->k_bq, x->seq, 1)->n += 1;
 		}
 	}
+	/* the log probabilities, which stay until the next count */
+	for (size_t i = 0; i < r->nkind; i++) {
+		r->kind[i].lp_empty = log_p_of(&r->kind[i], count_of(r, (uint32_t)i, 0));
+		r->kind[i].lp_unseen = log_p_of(&r->kind[i], 0);
+	}
+	for (size_t i = 0; i < r->ccap; i++)
+		if (r->cnt[i].key)
+			r->cnt[i].lp = log_p_of(&r->kind[r->cnt[i].kind], r->cnt[i].n);
 }
 
 /* The upper 0.001 quantile of chi-square with df degrees of freedom
@@ -401,6 +421,8 @@ static uint32_t entry_to(const struct nest_global *g, uint32_t y, uint32_t par)
 
 /* The best change for child ci: a move to another candidate, or a swap with
  * a child of that candidate; *gain what it adds to the likelihood. */
+#define BOUND_SLACK 1e-6
+
 struct change {
 	double gain;
 	uint32_t e1;     /* ci's new entry, or BB_NONE: none */
@@ -423,10 +445,19 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 		struct rparent *q = parent_of(g, r, e1);
 		double dt = g->ent[e0].w - g->ent[e1].w; /* the flow's costs */
 		double lp_q = log_p(r, q->kind, q->seq);
-		double d = dt + lp_p1 - lp_p + log_p(r, q->kind, seq_key(g, r, q, BB_NONE, ci)) - lp_q;
-		if (d > b.gain)
-			b = (struct change){d, e1, BB_NONE, BB_NONE};
+		/* a log probability is <= 0 and a cost >= 0: the gains below are
+		 * at most these bounds, and a bound under the best gain (with a
+		 * margin for rounding) skips the sequences' work */
+		if (dt + lp_p1 - lp_p - lp_q > b.gain - BOUND_SLACK) {
+			double d = dt + lp_p1 - lp_p +
+			           log_p(r, q->kind, seq_key(g, r, q, BB_NONE, ci)) - lp_q;
+			if (d > b.gain)
+				b = (struct change){d, e1, BB_NONE, BB_NONE};
+		}
+		double cap = dt - lp_p - lp_q;
 		for (uint32_t y = q->head; y != BB_NONE; y = r->next[y]) {
+			if (!(cap + g->ent[asg[y]].w > b.gain - BOUND_SLACK))
+				continue;
 			uint32_t ey1 = entry_to(g, y, p0);
 			if (ey1 == BB_NONE)
 				continue;
@@ -480,6 +511,8 @@ static void count_labels(const struct bb_nest *n, struct refine *r)
 			r->par[p].k_bq = r->par[p].k_b;
 }
 
+#define REFINE_AHEAD 16
+
 /* Every candidate's call a parent, with its kinds; the assignment's
  * children linked to theirs. */
 static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
@@ -492,6 +525,10 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 	r->par = bb_xmalloc(cappar * sizeof(*r->par));
 	for (size_t e = 0; e < g->nent; e++) {
 		uint32_t par = g->ent[e].par;
+		if (e + REFINE_AHEAD < g->nent) { /* the parents come in no order of memory */
+			__builtin_prefetch(&r->pidx[g->ent[e + REFINE_AHEAD].par]);
+			__builtin_prefetch(&n->recs.rec[g->ent[e + REFINE_AHEAD].par]);
+		}
 		if (r->pidx[par])
 			continue;
 		if (r->npar == cappar) {

@@ -262,15 +262,26 @@ static void decide_auto(struct bb_nest *n, int rc, int bound)
 static void global_rounds(struct bb_nest *n)
 {
 	for (int r = 0; r < NEST_GLOBAL_ROUNDS; r++) {
-		if (r)
-			nest_seq_from_global(n);
+		int moved = r && nest_seq_from_global(n);
 		n->solve.last_round = r == NEST_GLOBAL_ROUNDS - 1;
+		if (moved) {
+			/* the context holds the parents: none kept twice */
+			free(n->solve.gpar);
+			n->solve.gpar = NULL;
+		}
+		/* the last replay's counts size the candidates' arrays (a replay
+		 * finds the same children; a hint only, within the budget) */
+		size_t most = n->cfg.p.memory_bytes / 16;
+		n->solve.glob.hintch = n->st.children < most ? n->st.children : most;
+		n->solve.glob.hintent = n->st.candidates < most ? n->st.candidates : most;
 		n->phase.gstage = 1;
 		nest_replay(n);
 		n->phase.gstage = 0;
 		if (!n->solve.glob.full) {
 			nest_global_solve(n);
 			n->st.global_used = 1;
+		} else if (moved) {
+			n->solve.gpar = nest_seq_parents(n); /* the last round's stand */
 		}
 		nest_global_free(n);
 	}
@@ -296,7 +307,14 @@ static void replay_stages(struct bb_nest *n, int bound)
 		n->phase.rstage = 0;
 		n->st.return_scored = 1;
 	}
-	if (n->cfg.mode == BB_NEST_INFER && (n->cfg.p.sequence || n->cfg.p.global) && !bound) {
+	if (n->cfg.mode == BB_NEST_INFER && n->cfg.p.global && !n->cfg.p.sequence && !bound &&
+	    n->recs.rret) {
+		/* --global alone: the sequence stage would choose parents only to
+		 * drop them (nest_seq_stage_end) and note each call's times, which
+		 * the records hold (the call's, and pass 1's return in rret) */
+		nest_seq_times(n);
+	} else if (n->cfg.mode == BB_NEST_INFER && (n->cfg.p.sequence || n->cfg.p.global) &&
+	           !bound) {
 		/* the sequence gaps (nest_seq.c); the stage's statistics are not the run's */
 		nest_seq_stage_begin(n);
 		struct bb_nest_stats keep = n->st;
@@ -350,6 +368,7 @@ static int run(struct bb_nest *n, struct bb_tsrc *src, const struct bb_reader_op
 	decide_auto(n, rc, bound);
 	if (rc >= 0 && n->phase.recording) {
 		bb_tsrc_unmap(src); /* no pass reads it again */
+		nest_recs_trim(n);
 		replay_stages(n, bound);
 	} else if (rc >= 0) {
 		rc = one_pass(n, 2, src, &o, err);

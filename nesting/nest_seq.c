@@ -37,6 +37,13 @@ static int64_t anchor_tree(const struct call *par, const struct call *self, int6
 	return a;
 }
 
+/* The return time of CALL record k: pass 1's with --return-score, else the
+ * sequence stage's (the same for every call that returned). */
+static int64_t ret_of(const struct bb_nest *n, uint32_t k)
+{
+	return n->gaps.sret ? n->gaps.sret[k] : n->recs.rret[k];
+}
+
 /* The same from the sequence stage's parents (--global). */
 static int64_t anchor_stage(const struct bb_nest *n, const struct call *par,
                             const struct call *self, int64_t t)
@@ -46,7 +53,7 @@ static int64_t anchor_stage(const struct bb_nest *n, const struct call *par,
 	int64_t a = BB_NO_TIME;
 	for (uint32_t i = n->gaps.soff[par->ridx]; i < n->gaps.soff[par->ridx + 1]; i++) {
 		uint32_t k = n->gaps.skid[i];
-		int64_t r = n->gaps.sret[k];
+		int64_t r = ret_of(n, k);
 		if (k != self->ridx && r != BB_NO_TIME && r <= t && (a == BB_NO_TIME || r > a))
 			a = r;
 	}
@@ -65,7 +72,7 @@ uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
 	for (uint32_t i = n->gaps.soff[par->ridx]; i < n->gaps.soff[par->ridx + 1]; i++) {
 		uint32_t x = n->gaps.skid[i];
 		k += x != child->ridx && n->gaps.scall[x] < child->ret_ts &&
-		     child->call_ts < n->gaps.sret[x];
+		     child->call_ts < ret_of(n, x);
 	}
 	return k;
 }
@@ -118,8 +125,9 @@ void nest_seq_context(struct bb_nest *n, struct call *par, struct call *c)
 /* The sequence stage: call c has returned. */
 void nest_seq_returned(struct bb_nest *n, const struct call *c)
 {
-	if (n->gaps.sret && c->ridx < n->recs.nrec) {
-		n->gaps.sret[c->ridx] = c->ret_ts;
+	if (n->gaps.scall && c->ridx < n->recs.nrec) {
+		if (n->gaps.sret)
+			n->gaps.sret[c->ridx] = c->ret_ts;
 		n->gaps.scall[c->ridx] = c->call_ts;
 	}
 }
@@ -132,15 +140,30 @@ void nest_seq_stage_begin(struct bb_nest *n)
 	if (n->cfg.p.global) {
 		n->gaps.spar =
 		    bb_xmalloc((n->recs.nrec ? n->recs.nrec : 1) * sizeof(*n->gaps.spar));
-		n->gaps.sret =
-		    bb_xmalloc((n->recs.nrec ? n->recs.nrec : 1) * sizeof(*n->gaps.sret));
+		/* the return times are pass 1's (--return-score keeps them) */
+		if (!n->recs.rret)
+			n->gaps.sret = bb_xmalloc((n->recs.nrec ? n->recs.nrec : 1) *
+			                          sizeof(*n->gaps.sret));
 		n->gaps.scall =
 		    bb_xmalloc((n->recs.nrec ? n->recs.nrec : 1) * sizeof(*n->gaps.scall));
 		for (size_t i = 0; i < n->recs.nrec; i++) {
 			n->gaps.spar[i] = BB_NONE;
-			n->gaps.sret[i] = n->gaps.scall[i] = BB_NO_TIME;
+			n->gaps.scall[i] = BB_NO_TIME;
+			if (n->gaps.sret)
+				n->gaps.sret[i] = BB_NO_TIME;
 		}
 	}
+}
+
+/* Instead of the sequence stage, with --global alone and the return times
+ * in rret: each CALL record's call time, as the stage would note it for
+ * every call that returns (the only ones that become children). */
+void nest_seq_times(struct bb_nest *n)
+{
+	n->gaps.scall = bb_xmalloc((n->recs.nrec ? n->recs.nrec : 1) * sizeof(*n->gaps.scall));
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		n->gaps.scall[i] =
+		    n->recs.rec[i].op_from >> 30 == REC_CALL ? n->recs.rec[i].u.ts : BB_NO_TIME;
 }
 
 /* After the sequence stage's replay: the histograms are learnt, and with
@@ -173,11 +196,12 @@ void nest_seq_stage_end(struct bb_nest *n)
 	n->gaps.spar = NULL;
 }
 
-/* --global: the context of a next round is this round's parents. */
-void nest_seq_from_global(struct bb_nest *n)
+/* --global: the context of a next round is this round's parents; returns
+ * 1 when they are now in soff and skid (nest_seq_parents gives them back). */
+int nest_seq_from_global(struct bb_nest *n)
 {
-	if (!n->solve.gpar || !n->gaps.sret)
-		return;
+	if (!n->solve.gpar || !n->gaps.scall)
+		return 0;
 	if (!n->gaps.soff)
 		n->gaps.soff = bb_xmalloc((n->recs.nrec + 2) * sizeof(*n->gaps.soff));
 	memset(n->gaps.soff, 0, (n->recs.nrec + 2) * sizeof(*n->gaps.soff));
@@ -191,6 +215,20 @@ void nest_seq_from_global(struct bb_nest *n)
 	for (size_t i = 0; i < n->recs.nrec; i++)
 		if (n->solve.gpar[i] != BB_NONE)
 			n->gaps.skid[n->gaps.soff[n->solve.gpar[i] + 1]++] = (uint32_t)i;
+	return 1;
+}
+
+/* The parents nest_seq_from_global took, per CALL record (BB_NONE: none):
+ * returns new, caller frees. */
+uint32_t *nest_seq_parents(const struct bb_nest *n)
+{
+	uint32_t *par = bb_xmalloc((n->recs.nrec ? n->recs.nrec : 1) * sizeof(*par));
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		par[i] = BB_NONE;
+	for (size_t p = 0; p < n->recs.nrec; p++)
+		for (uint32_t i = n->gaps.soff[p]; i < n->gaps.soff[p + 1]; i++)
+			par[n->gaps.skid[i]] = (uint32_t)p;
+	return par;
 }
 
 void nest_seq_free(struct bb_nest *n)
