@@ -125,6 +125,8 @@ struct triple {
 	uint32_t a, b, c;
 	double *h;   /* 2 * bins.n values */
 	double norm; /* CALLER: 1 / (A->B call pairs), else 1 (see nest_triple_norms) */
+	int seq;     /* a NEST_SEQ_FIRST histogram: its edge is measured from the
+	                anchors (nest_seq_from_assignment) */
 };
 
 /* Call pairs per edge (A, B): a = UINT32_MAX marks an empty slot. */
@@ -434,6 +436,8 @@ void nest_seq_stage_begin(struct bb_nest *n);
 void nest_seq_stage_end(struct bb_nest *n);
 void nest_seq_free(struct bb_nest *n);
 void nest_seq_from_global(struct bb_nest *n);
+void nest_seq_from_assignment(struct bb_nest *n);
+int nest_seq_edge(struct bb_nest *n, const struct call *child);
 uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
                            const struct call *child);
 

@@ -250,11 +250,15 @@ static void decide_auto(struct bb_nest *n, int rc, int bound)
 /* --global: a replay collects every child's candidates, then all parents are
  * chosen at once. A second round scores with the first round's parents as
  * context (overlaps, anchors) instead of the greedy ones: 0.3-1.6 points
- * fewer wrong on the generated loads (docs/accuracy.md). */
+ * fewer wrong on the generated loads (docs/accuracy.md); without --sequence,
+ * it also measures a child from its candidate's previous child where the
+ * first round's gaps say so (nest_seq_from_assignment). */
 static void global_rounds(struct bb_nest *n)
 {
 	for (int r = 0; r < NEST_GLOBAL_ROUNDS; r++) {
-		if (r)
+		if (r && !n->cfg.p.sequence)
+			nest_seq_from_assignment(n);
+		else if (r)
 			nest_seq_from_global(n);
 		n->phase.gstage = 1;
 		nest_replay(n);
