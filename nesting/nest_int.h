@@ -220,8 +220,14 @@ struct pattern {
  * requests (nest_alias_roots). */
 #define NEST_ALIAS_ROOT 0.99
 
-/* --global solves twice: the second round from the first's parents. */
-#define NEST_GLOBAL_ROUNDS 2
+/* --global solves this many times, each round from the last one's parents
+ * (context, and the sequence gaps nest_seq_from_assignment learns from
+ * them). Each round after the second still moves 0.2-3% of the parents at
+ * high load and gains there (the rig's second app at 64 in flight: 9.6% of
+ * the instances wrong after 2 rounds, 4.7% after 3, 1.9% after 6, 1.7% after
+ * 10); each costs a replay and a solve (figure 17's trace: 5.5 s of CPU with
+ * 2, 11.1 s with 6). */
+#define NEST_GLOBAL_ROUNDS 6
 
 /* A node makes parallel calls when at least NEST_PAR_SHARE of the pairs of
  * sure children of its calls, and NEST_PAR_MIN pairs, overlapped in time. */

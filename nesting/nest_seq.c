@@ -272,13 +272,13 @@ static int seq_likelier(struct bb_nest *n, const struct triple *tf)
 	return self_loglik(n, tn->h, nn) > self_loglik(n, td->h, nn);
 }
 
-/* --global without --sequence, before a second round: the first round's
- * assignment (n->solve.gpar) gives every child its anchor; per edge (B, C)
+/* --global without --sequence, before each round after the first: the
+ * last round's assignment (n->solve.gpar) gives every child its anchor; per edge (B, C)
  * the gaps from the anchors go into the first and next histograms, and the
  * next children's delays from their parent's call into a third one (both
  * NEST_SEQ bits) to compare; edges where the gaps are likelier
  * (seq_likelier) are scored from the anchors in the next round, the others
- * from the call as before. The first round's parents are also the next
+ * from the call as before. The last round's parents are also the next
  * round's context (nest_seq_from_global). Unlike --sequence, whose gaps
  * come from the greedy choice, these come from the assignment, which at
  * high load is far more often right. */
