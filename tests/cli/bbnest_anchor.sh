@@ -1,12 +1,13 @@
 #!/bin/sh
-# bbnest_anchor.sh - the default's second round measures a child from its candidate's
-# previous child where the first round's gaps say so (nest_seq_from_assignment,
+# bbnest_anchor.sh - the default's later rounds measure a child from its candidate's
+# previous child where the round before's gaps say so (nest_seq_from_assignment,
 # docs/nesting.md): a worker pool of 80 whose handlers make their calls one after another
 # with about 0.1 ms between a return and the next call, then render for 300 +- 80 ms,
 # 200 requests a second (parallelism about 38, the rig's second app at 64 in flight).
 # Measured from the call, every open request is a plausible parent of a later child: 805
-# of 1,186 instances wrong before (67.9%); from the previous child's return 207 (17.5%),
-# against 137 for the timing-only bound (--bound). At most 30% allowed.
+# of 1,186 instances wrong before (67.9%); from the previous child's return 207 (17.5%)
+# with 2 rounds, 81 (6.8%) with 6, against 137 for the timing-only bound (--bound, which
+# knows the true delays and child counts but not the gaps). At most 15% allowed.
 set -u
 : "${BB_BIN:?}" "${BB_SRC:?}" "${BB_TMP:?}"
 mkdir -p "$BB_TMP"
@@ -33,5 +34,5 @@ EOF
 "$BB_BIN/bbnest" -q --truth --json --no-bins pool.tr >d.json || no "bbnest failed"
 w=$(jq '.accuracy.instances | (1000 * .fn / .true | floor)' d.json)
 echo "worker pool: $w per mille of the instances wrong, parallelism $(jq .stats.mean_parallelism d.json)"
-[ "$w" -le 300 ] || no "worker pool: $w per mille of the instances wrong (at most 300)"
+[ "$w" -le 150 ] || no "worker pool: $w per mille of the instances wrong (at most 150)"
 exit $fail
