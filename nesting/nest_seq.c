@@ -299,7 +299,10 @@ void nest_seq_from_assignment(struct bb_nest *n)
 		uint32_t b = m->op_from & REC_NODE_MAX;
 		int64_t t = n->gaps.scall[i], a = anchor_rec(n, par, i);
 		uint32_t kind = a == BB_NO_TIME ? NEST_SEQ_FIRST : NEST_SEQ_NEXT;
-		struct triple *x = nest_triple(n, NEST_ANY, b, m->arg | kind, 1);
+		/* the first histogram exists for every edge: it carries the choice */
+		struct triple *x = nest_triple(n, NEST_ANY, b, m->arg | NEST_SEQ_FIRST, 1);
+		if (kind == NEST_SEQ_NEXT)
+			x = nest_triple(n, NEST_ANY, b, m->arg | kind, 1);
 		x->h[nest_sb_bin(n, nest_sub(t, a == BB_NO_TIME ? n->gaps.scall[par] : a))] += 1;
 		if (kind == NEST_SEQ_NEXT)
 			nest_triple(n, NEST_ANY, b, m->arg | NEST_SEQ_FIRST | NEST_SEQ_NEXT, 1)
