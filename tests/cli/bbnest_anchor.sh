@@ -6,7 +6,7 @@
 # 200 requests a second (parallelism about 38, the rig's second app at 64 in flight).
 # Measured from the call, every open request is a plausible parent of a later child: 805
 # of 1,186 instances wrong before (67.9%); from the previous child's return 207 (17.5%)
-# with 2 rounds, 81 (6.8%) with 6, against 137 for the timing-only bound (--bound, which
+# with 2 rounds, 39 (3.3%) with 6, against 137 for the timing-only bound (--bound, which
 # knows the true delays and child counts but not the gaps). At most 15% allowed.
 set -u
 : "${BB_BIN:?}" "${BB_SRC:?}" "${BB_TMP:?}"
