@@ -41,6 +41,7 @@ struct triple *nest_triple_add(struct bb_nest *n, uint32_t a, uint32_t b, uint32
 	x->c = c;
 	x->h = bb_xcalloc(2 * (size_t)n->cfg.bins.n, sizeof(*x->h));
 	x->norm = 1;
+	x->seq = 0;
 	n->board.tidx[k] = (uint32_t)n->board.ntri;
 	n->st.triples = n->board.ntri;
 	if (2 * n->board.ntri > n->board.tcap)
@@ -144,6 +145,7 @@ struct triple *nest_rsb_add(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t 
 	t->c = c;
 	t->h = bb_xcalloc(2 * (size_t)n->cfg.bins.n, sizeof(*t->h));
 	t->norm = 1;
+	t->seq = 0;
 	x->idx[k] = (uint32_t)x->n;
 	if (2 * x->n > x->icap)
 		rsb_grow(x);

@@ -129,6 +129,8 @@ struct triple {
 	uint32_t a, b, c;
 	double *h;   /* 2 * bins.n values */
 	double norm; /* CALLER: 1 / (A->B call pairs), else 1 (see nest_triple_norms) */
+	int seq;     /* a NEST_SEQ_FIRST histogram: its edge is measured from the
+	                anchors (nest_seq_from_assignment) */
 };
 
 /* Call pairs per edge (A, B): a = UINT32_MAX marks an empty slot. */
@@ -247,8 +249,14 @@ static inline uint64_t nest_mix64(uint64_t x)
  * requests (nest_alias_roots). */
 #define NEST_ALIAS_ROOT 0.99
 
-/* --global solves twice: the second round from the first's parents. */
-#define NEST_GLOBAL_ROUNDS 2
+/* --global solves this many times, each round from the last one's parents
+ * (context, and the sequence gaps nest_seq_from_assignment learns from
+ * them). Each round after the second still moves 0.2-3% of the parents at
+ * high load and gains there (the rig's second app at 64 in flight: 9.6% of
+ * the instances wrong after 2 rounds, 4.7% after 3, 1.9% after 6, 1.7% after
+ * 10); each costs a replay and a solve (figure 17's trace: 5.5 s of CPU with
+ * 2, 11.1 s with 6). */
+#define NEST_GLOBAL_ROUNDS 6
 
 /* A node makes parallel calls when at least NEST_PAR_SHARE of the pairs of
  * sure children of its calls, and NEST_PAR_MIN pairs, overlapped in time. */
@@ -479,6 +487,8 @@ void nest_seq_free(struct bb_nest *n);
 void nest_seq_times(struct bb_nest *n);
 int nest_seq_from_global(struct bb_nest *n);
 uint32_t *nest_seq_parents(const struct bb_nest *n);
+int nest_seq_from_assignment(struct bb_nest *n);
+int nest_seq_edge(struct bb_nest *n, const struct call *child);
 uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
                            const struct call *child);
 

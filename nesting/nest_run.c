@@ -256,13 +256,19 @@ static void decide_auto(struct bb_nest *n, int rc, int bound)
 }
 
 /* --global: a replay collects every child's candidates, then all parents are
- * chosen at once. A second round scores with the first round's parents as
+ * chosen at once. Each later round scores with the round before's parents as
  * context (overlaps, anchors) instead of the greedy ones: 0.3-1.6 points
- * fewer wrong on the generated loads (docs/accuracy.md). */
+ * fewer wrong on the generated loads (docs/accuracy.md); without --sequence,
+ * it also measures a child from its candidate's previous child where the
+ * round before's gaps say so (nest_seq_from_assignment). */
 static void global_rounds(struct bb_nest *n)
 {
 	for (int r = 0; r < NEST_GLOBAL_ROUNDS; r++) {
-		int moved = r && nest_seq_from_global(n);
+		int moved = 0;
+		if (r && !n->cfg.p.sequence)
+			moved = nest_seq_from_assignment(n);
+		else if (r)
+			moved = nest_seq_from_global(n);
 		n->solve.last_round = r == NEST_GLOBAL_ROUNDS - 1;
 		if (moved) {
 			/* the context holds the parents: none kept twice */

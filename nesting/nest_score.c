@@ -197,7 +197,7 @@ static double parent_score(struct bb_nest *n, struct call *par, const struct cal
 	                   : pool && a == NEST_ANY ? pool
 	                                           : nest_triple(n, a, child->from, child->to, 0);
 	double s;
-	if (n->gaps.ready) {
+	if (n->gaps.ready && nest_seq_edge(n, child)) {
 		s = nest_seq_score(n, par, child);
 	} else {
 		uint32_t bk = nest_sb_bin(n, nest_sub(child->call_ts, par->call_ts));

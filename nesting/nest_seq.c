@@ -1,5 +1,6 @@
 /* nest_seq.c - --sequence: a child's delay from its parent's start or from its previous sibling's return */
 /* SPDX-License-Identifier: MIT */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,10 @@
  * of (kind, gap). The stage also keeps each child's parent and return time
  * so that --global, which scores candidates before any child is placed,
  * can measure from the anchors that assignment gave. */
+
+/* An edge takes the sequence anchors only with at least this many next
+ * children in the assignment (nest_seq_from_assignment). */
+#define NEST_SEQ_MIN 20
 
 /* The latest return, at or before t, of a child of par other than self;
  * BB_NO_TIME when there is none (par's children, in the tree). */
@@ -240,4 +245,114 @@ void nest_seq_free(struct bb_nest *n)
 	free(n->gaps.skid);
 	n->gaps.spar = n->gaps.soff = n->gaps.skid = NULL;
 	n->gaps.sret = n->gaps.scall = NULL;
+}
+
+/* Is child's edge measured from its candidates' anchors (nest_seq_score)?
+ * Every edge with --sequence; without, the edges nest_seq_from_assignment
+ * chose. */
+int nest_seq_edge(struct bb_nest *n, const struct call *child)
+{
+	if (n->cfg.p.sequence)
+		return 1;
+	const struct triple *t = nest_triple(n, NEST_ANY, child->from, child->to | NEST_SEQ_FIRST, 0);
+	return t && t->seq;
+}
+
+/* Child record i's anchor under parent record par in the assignment indexed
+ * by soff/skid (the latest return of a sibling at or before its call), or
+ * BB_NO_TIME for a first child. */
+static int64_t anchor_rec(const struct bb_nest *n, uint32_t par, uint32_t i)
+{
+	int64_t t = n->gaps.scall[i], a = BB_NO_TIME;
+	for (uint32_t k = n->gaps.soff[par]; k < n->gaps.soff[par + 1]; k++) {
+		uint32_t x = n->gaps.skid[k];
+		int64_t r = ret_of(n, x);
+		if (x != i && r != BB_NO_TIME && r <= t && (a == BB_NO_TIME || r > a))
+			a = r;
+	}
+	return a;
+}
+
+/* The log-likelihood of a histogram's own samples (nn of them), as
+ * densities (the scoreboard's bin weights). */
+static double self_loglik(const struct bb_nest *n, const double *h, double nn)
+{
+	double l = 0;
+	for (uint32_t k = 0; k < 2 * n->cfg.bins.n; k++)
+		if (h[k] > 0)
+			l += h[k] * log(h[k] / nn * n->board.binw[k]);
+	return l;
+}
+
+/* Does edge tf (a NEST_SEQ_FIRST histogram) take the sequence anchors? When
+ * most of its children came after a sibling's return (the assignment's),
+ * and their gaps from that return are likelier than their delays from the
+ * parent's call, each under its own histogram. A handler that makes its
+ * calls one after another with little work between them (the rig's front
+ * end and search service: gaps of 0.05 ms, delays from the call of
+ * milliseconds) gains; where the gaps tell no more than the delays, or the
+ * first children dominate, the call's delay stays. */
+static int seq_likelier(struct bb_nest *n, const struct triple *tf)
+{
+	uint32_t c = tf->c & ~NEST_SEQ_FIRST;
+	const struct triple *tn = nest_triple(n, NEST_ANY, tf->b, c | NEST_SEQ_NEXT, 0);
+	const struct triple *td =
+	    nest_triple(n, NEST_ANY, tf->b, c | NEST_SEQ_FIRST | NEST_SEQ_NEXT, 0);
+	if (!tn || !td)
+		return 0;
+	double nn = 0, nf = 0;
+	for (uint32_t k = 0; k < 2 * n->cfg.bins.n; k++) {
+		nn += tn->h[k];
+		nf += tf->h[k];
+	}
+	if (nn < NEST_SEQ_MIN || nn < nf)
+		return 0;
+	return self_loglik(n, tn->h, nn) > self_loglik(n, td->h, nn);
+}
+
+/* --global without --sequence, before each round after the first: the
+ * last round's assignment (n->solve.gpar) gives every child its anchor
+ * (returns nest_seq_from_global's: the parents are in soff and skid); per edge (B, C)
+ * the gaps from the anchors go into the first and next histograms, and the
+ * next children's delays from their parent's call into a third one (both
+ * NEST_SEQ bits) to compare; edges where the gaps are likelier
+ * (seq_likelier) are scored from the anchors in the next round, the others
+ * from the call as before. The last round's parents are also the next
+ * round's context (nest_seq_from_global). Unlike --sequence, whose gaps
+ * come from the greedy choice, these come from the assignment, which at
+ * high load is far more often right. */
+int nest_seq_from_assignment(struct bb_nest *n)
+{
+	if (!n->solve.gpar || !n->gaps.scall || (!n->gaps.sret && !n->recs.rret))
+		return 0;
+	int moved = nest_seq_from_global(n);
+	uint64_t keep = n->st.triples; /* the stat counts the scoreboard's */
+	for (size_t i = 0; i < n->board.ntri; i++)
+		if (n->board.tri[i].c & (NEST_SEQ_FIRST | NEST_SEQ_NEXT))
+			memset(n->board.tri[i].h, 0, 2 * (size_t)n->cfg.bins.n * sizeof(double));
+	for (uint32_t i = 0; i < n->recs.nrec; i++) {
+		uint32_t par = n->solve.gpar[i];
+		if (par == BB_NONE || n->gaps.scall[i] == BB_NO_TIME)
+			continue;
+		const struct mrec *m = &n->recs.rec[i];
+		uint32_t b = m->op_from & REC_NODE_MAX;
+		int64_t t = n->gaps.scall[i], a = anchor_rec(n, par, i);
+		uint32_t kind = a == BB_NO_TIME ? NEST_SEQ_FIRST : NEST_SEQ_NEXT;
+		/* the first histogram exists for every edge: it carries the choice */
+		struct triple *x = nest_triple(n, NEST_ANY, b, m->arg | NEST_SEQ_FIRST, 1);
+		if (kind == NEST_SEQ_NEXT)
+			x = nest_triple(n, NEST_ANY, b, m->arg | kind, 1);
+		x->h[nest_sb_bin(n, nest_sub(t, a == BB_NO_TIME ? n->gaps.scall[par] : a))] += 1;
+		if (kind == NEST_SEQ_NEXT)
+			nest_triple(n, NEST_ANY, b, m->arg | NEST_SEQ_FIRST | NEST_SEQ_NEXT, 1)
+			    ->h[nest_sb_bin(n, nest_sub(t, n->gaps.scall[par]))] += 1;
+	}
+	for (size_t i = 0; i < n->board.ntri; i++) {
+		struct triple *tf = &n->board.tri[i];
+		if ((tf->c & (NEST_SEQ_FIRST | NEST_SEQ_NEXT)) == NEST_SEQ_FIRST)
+			tf->seq = seq_likelier(n, tf);
+	}
+	n->st.triples = keep;
+	n->gaps.ready = 1;
+	return moved;
 }
