@@ -225,10 +225,10 @@ static inline uint64_t nest_mix64(uint64_t x)
 /* The generic-child penalty --global takes unless --penalty says otherwise:
  * the k-th child of a call costs 2 log k, so a call takes another child only
  * where the times say so clearly. The rig's first app at 64 requests in
- * flight: 15.1% of the instances wrong with 0, 5.8% with 2 (a cart's database
- * call went to a login still rendering, which makes none); with the sequence
- * anchors 2.5% and 1.7%. The generated loads up to parallelism 1.6 move by
- * at most 0.9 points (docs/accuracy.md, "The default of 2026-11-27"). */
+ * flight: 15.1% of the instances wrong with 0, 5.8% with 2 (cart's database
+ * calls went to logins still rendering, which have no database call of their
+ * own); the generated loads up to parallelism 1.6 lose or gain at most 0.9
+ * points (docs/accuracy.md, "A price on each further child"). */
 #define NEST_AUTO_PENALTY_Z 2.0
 
 /* A child's parent is ambiguous when the chosen one has less than this share
