@@ -36,7 +36,7 @@ static void usage(FILE *out)
 	        "  -m, --min-count C         drop patterns seen fewer than C times\n"
 	        "algorithm:\n"
 	        "  -p, --penalty X,Y,Z       overlapping-, same- and generic-child penalty\n"
-	        "                            exponents (default 2,0,0; 2,0,2 with --global)\n"
+	        "                            exponents (default 2,0,0)\n"
 	        "  -g, --smooth SIGMA        Gaussian smoothing of the scoreboard, in bins\n"
 	        "      --score KIND          compare 'density' (mass per unit delay, default)\n"
 	        "                            or the paper's raw bin 'mass'\n"

@@ -222,15 +222,6 @@ static inline uint64_t nest_mix64(uint64_t x)
 /* Tokens kept per call (tok= values past this are ignored). */
 #define NEST_TOK_MAX 8
 
-/* The generic-child penalty --global takes unless --penalty says otherwise:
- * the k-th child of a call costs 2 log k, so a call takes another child only
- * where the times say so clearly. The rig's first app at 64 requests in
- * flight: 15.1% of the instances wrong with 0, 5.8% with 2 (cart's database
- * calls went to logins still rendering, which have no database call of their
- * own); the generated loads up to parallelism 1.6 lose or gain at most 0.9
- * points (docs/accuracy.md, "A price on each further child"). */
-#define NEST_AUTO_PENALTY_Z 2.0
-
 /* A child's parent is ambiguous when the chosen one has less than this share
  * of the scores of all its candidates. */
 #define NEST_AMB_SHARE 0.9
@@ -272,7 +263,6 @@ struct nest_cfg {
 	enum bb_nest_mode mode;
 	struct nest_bins bins;
 	int auto_rs, auto_g;      /* return_score, global were BB_NEST_AUTO */
-	int auto_pz;              /* penalty_z was BB_NEST_AUTO */
 	const char *auto_why;     /* what the automatic choice found, for the params */
 	int alias;                /* the trace names services H:P (#naming): a call from H
 	                             may nest under a call into any service on H */

@@ -14,7 +14,6 @@ void bb_nest_params_init(struct bb_nest_params *p)
 	p->bin_max_ns = INT64_C(7200) * BB_NS_PER_S; /* 2 h */
 	p->bin_base = 1.05;
 	p->penalty_x = 2;
-	p->penalty_z = BB_NEST_AUTO;
 	p->open_timeout_ns = INT64_C(3600) * BB_NS_PER_S;
 	p->rank = BB_NEST_RANK_LATENCY;
 	p->score_density = 1;
@@ -45,8 +44,7 @@ int bb_nest_params_check(const struct bb_nest_params *p, struct bb_err *err)
 		bb_err_set(err, "smoothing sigma must be in [0, 1000] bins");
 		return BB_ERR_ARG;
 	}
-	if (!(p->penalty_x >= 0) || !(p->penalty_y >= 0) ||
-	    !(p->penalty_z >= 0 || p->penalty_z == BB_NEST_AUTO) ||
+	if (!(p->penalty_x >= 0) || !(p->penalty_y >= 0) || !(p->penalty_z >= 0) ||
 	    p->penalty_x > 100 || p->penalty_y > 100 || p->penalty_z > 100) {
 		bb_err_set(err, "penalties must be in [0, 100]");
 		return BB_ERR_ARG;
@@ -188,9 +186,6 @@ static void plan(struct bb_nest *n, int in_mem, size_t len, int bound)
 {
 	n->cfg.auto_rs = n->cfg.p.return_score == BB_NEST_AUTO;
 	n->cfg.auto_g = n->cfg.p.global == BB_NEST_AUTO;
-	n->cfg.auto_pz = n->cfg.p.penalty_z == BB_NEST_AUTO;
-	if (n->cfg.auto_pz)
-		n->cfg.p.penalty_z = 0; /* until the choice is made (decide_auto) */
 	if (n->cfg.auto_rs)
 		n->cfg.p.return_score = n->cfg.mode == BB_NEST_INFER && !bound;
 	if (n->cfg.auto_g)
@@ -251,8 +246,6 @@ static void decide_auto(struct bb_nest *n, int rc, int bound)
 	}
 	if (n->cfg.auto_rs && !n->phase.recording)
 		n->cfg.p.return_score = 0;
-	if (n->cfg.auto_pz && rc >= 0 && n->cfg.p.global && n->cfg.mode == BB_NEST_INFER && !bound)
-		n->cfg.p.penalty_z = NEST_AUTO_PENALTY_Z;
 }
 
 /* --global: a replay collects every child's candidates, then all parents are

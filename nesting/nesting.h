@@ -43,8 +43,7 @@ struct bb_nest_params {
 	double smooth_sigma;     /* Gaussian smoothing of each histogram, in bins; 0 = off */
 	double penalty_x;        /* overlapping-child penalty exponent */
 	double penalty_y;        /* same-child penalty exponent */
-	double penalty_z;        /* generic-child penalty exponent; BB_NEST_AUTO:
-	                            NEST_AUTO_PENALTY_Z with --global, else 0 */
+	double penalty_z;        /* generic-child penalty exponent */
 	int64_t skew_window_ns;  /* loosens the nesting comparisons (section 7.5.6) */
 	int64_t open_timeout_ns; /* a call open longer than this is evicted, unmatched */
 	enum bb_nest_rank rank;
