@@ -708,7 +708,7 @@ static int write_patterns(const struct opts *o, const struct runs *r)
 }
 
 /* The run allocates and frees the same large arrays again and again (the
- * replays' stages, --global's two rounds): freed memory stays in the heap and
+ * replays' stages, --global's rounds): freed memory stays in the heap and
  * serves the next one without page faults, where glibc would unmap it and
  * map it anew; only blocks over 32 MiB are mapped on their own. The heap in
  * use (--stats) is the same. Table 1's normal trace: 9,100 page faults
