@@ -201,8 +201,8 @@ struct pattern {
 	int req_mixed;       /* its instances' root calls had different labels */
 	double root_lat_sum; /* sum of root latencies, ns */
 	uint32_t key;        /* index in the pattern-key table */
-	int moved;           /* mlo, mhi: its count interval from the moves of the
-	                        unsure children (nest_interval.c) */
+	int moved;           /* mlo, mhi: its count interval from the changes of the
+	                        unsure parents (nest_interval.c) */
 	uint64_t mlo, mhi;
 	struct anode root;
 };

@@ -7,18 +7,19 @@
 
 /* A pattern's count is the number of instances the chosen parents make of
  * it; where a parent is unsure the count could be another. The refinement
- * leaves, for each unsure child, the probability of each change of its
- * parent under its final model (nest_refine.c, posterior): a move to another
- * candidate, or a swap with a child of that candidate. Every change with at
- * least NEST_INTERVAL_ALT of it turns the two instances it touches (the one
- * the child leaves, the one it joins) into other patterns, or the same. A
- * pattern's interval runs from its count less the instances some change
- * takes out of it to its count plus the instances some change makes of it,
- * each instance counted once either way: the counts the scores cannot rule
- * out one change at a time, all changes taken together. What needs two
- * changes, or a parent the model is sure of and wrong about, is not in it: the intervals say what the model cannot tell apart, not how wrong
- * the model is (docs/nesting.md, "Count intervals"; the coverage measured
- * in docs/accuracy.md). */
+ * leaves, for each unsure child, the changes of its parent it leaves open
+ * (nest_refine.c, posterior: a move to another candidate, or a swap with a
+ * child of that candidate, that its final model gives at least
+ * NEST_POST_MODEL, or a move the times alone leave open). Each open change
+ * turns the two instances it touches (the one the child leaves, the one it
+ * joins) into other patterns, or the same. A pattern's interval runs from
+ * its count less the instances some change takes out of it to its count
+ * plus the instances some change makes of it, each instance counted once
+ * either way: the counts the evidence cannot rule out one change at a time,
+ * all changes taken together. What needs two changes, or a parent the model
+ * is sure of and wrong about, is not in it: the intervals say what the
+ * model cannot tell apart, not how wrong the model is (docs/nesting.md,
+ * "Count intervals"; the coverage measured in docs/accuracy.md). */
 
 void nest_post_add(struct nest_post *q, uint32_t child)
 {
@@ -155,33 +156,56 @@ static void forest_free(struct forest *f)
 	free(f->rpat);
 }
 
-/* The key of the tree under local call x: its callee, then its children's
- * keys in call order (the shape nest_add_instance names a pattern by). */
+/* Keys of shapes, the one scheme for instance trees and patterns: a tree's
+ * key starts from its callee (key_node), takes each child's key in call
+ * order (key_child) and is closed (key_end); an instance's key is that of
+ * its root call under its caller (key_instance), the shape nest_add_instance
+ * names a pattern by. */
+static uint64_t key_node(uint32_t name)
+{
+	return nest_mix64(name + 1ULL);
+}
+
+static uint64_t key_child(uint64_t h, uint64_t child)
+{
+	return nest_mix64(h ^ child);
+}
+
+static uint64_t key_end(uint64_t h)
+{
+	return nest_mix64(h ^ 0x29);
+}
+
+static uint64_t key_instance(uint32_t from, uint64_t tree)
+{
+	return nest_mix64(((uint64_t)from << 1 | 1) ^ nest_mix64(tree));
+}
+
+/* The key of the tree under local call x. */
 static uint64_t tree_key(const struct bb_nest *n, const struct forest *f, uint32_t x, int depth)
 {
-	uint64_t h = nest_mix64(n->recs.rec[f->rid[x]].arg + 1ULL);
+	uint64_t h = key_node(n->recs.rec[f->rid[x]].arg);
 	if (depth > 256)
 		return h;
 	for (uint32_t c = f->head[x]; c != BB_NONE; c = f->next[c])
-		h = nest_mix64(h ^ tree_key(n, f, c, depth + 1));
-	return nest_mix64(h ^ 0x29);
+		h = key_child(h, tree_key(n, f, c, depth + 1));
+	return key_end(h);
 }
 
 static uint64_t instance_key(const struct bb_nest *n, const struct forest *f, uint32_t r)
 {
-	uint32_t from = n->recs.rec[f->rid[r]].op_from & REC_NODE_MAX;
-	return nest_mix64(((uint64_t)from << 1 | 1) ^ nest_mix64(tree_key(n, f, r, 0)));
+	return key_instance(n->recs.rec[f->rid[r]].op_from & REC_NODE_MAX, tree_key(n, f, r, 0));
 }
 
-/* The same key from a pattern's shape. */
+/* The key of a pattern's shape under a. */
 static uint64_t anode_key(const struct anode *a, int depth)
 {
-	uint64_t h = nest_mix64(a->name + 1ULL);
+	uint64_t h = key_node(a->name);
 	if (depth > 256)
 		return h;
 	for (uint32_t i = 0; i < a->nchildren; i++)
-		h = nest_mix64(h ^ anode_key(&a->children[i], depth + 1));
-	return nest_mix64(h ^ 0x29);
+		h = key_child(h, anode_key(&a->children[i], depth + 1));
+	return key_end(h);
 }
 
 /* Patterns by key: open addressing over 2^k slots, index + 1 (0: empty). */
@@ -202,8 +226,7 @@ static void pat_table_build(const struct bb_nest *n, struct pat_table *t)
 		const struct anode *a = &n->pats.pat[i].root;
 		if (a->nchildren != 1)
 			continue;
-		uint64_t k = nest_mix64(((uint64_t)a->name << 1 | 1) ^
-		                        nest_mix64(anode_key(&a->children[0], 0)));
+		uint64_t k = key_instance(a->name, anode_key(&a->children[0], 0));
 		size_t s = k & (t->cap - 1);
 		while (t->idx[s] && t->key[s] != k)
 			s = (s + 1) & (t->cap - 1);
@@ -220,8 +243,8 @@ static uint32_t pat_find(const struct pat_table *t, uint64_t k)
 	return BB_NONE;
 }
 
-/* The changes one move of a child makes: the instances it breaks (per root,
- * once) and the patterns it makes of them (per root and pattern, once). */
+/* What the changes make: the instances they break (per root, once) and the
+ * patterns they make of them (per root and pattern, once). */
 struct reach {
 	uint8_t *broken;  /* per local call (a root): counted in lo */
 	uint64_t *made;   /* open addressing: root << 32 | pattern, + 1; 0 empty */
@@ -305,10 +328,9 @@ static void try_change(const struct bb_nest *n, struct forest *f, const struct p
 	link_in(f, a, c);
 }
 
-/* After the last replay: each pattern's interval, from every change (a move
- * or a swap) of an unsure child with at least NEST_INTERVAL_ALT of the final
- * model's probability. A run whose refinement left no unsure child gets
- * intervals of its counts alone. */
+/* After the last replay: each pattern's interval, from every open change (a
+ * move or a swap) of an unsure child (nest_refine.c, posterior). A run whose
+ * refinement left no unsure child gets intervals of its counts alone. */
 void nest_intervals(struct bb_nest *n)
 {
 	const struct nest_post *q = &n->solve.post;

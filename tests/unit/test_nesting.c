@@ -517,6 +517,23 @@ static int cmp_gen_line(const void *a, const void *b)
 	return x->k < y->k ? -1 : x->k > y->k;
 }
 
+/* The trace text of lines l[0..nl) in their order, after the header; frees
+ * l. Returns new text, its length in *len_out (may be NULL). */
+static char *gen_text(struct gen_line *l, size_t nl, size_t *len_out)
+{
+	size_t cap = nl * (sizeof(l->text) + 24) + 64, len = 0;
+	char *text = bb_xmalloc(cap);
+	len += (size_t)snprintf(text, cap, "#bbtrace 1\n");
+	for (size_t i = 0; i < nl; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%lld.%06lld\t%s\n",
+		                        (long long)(l[i].ts_us / 1000000),
+		                        (long long)(l[i].ts_us % 1000000), l[i].text);
+	free(l);
+	if (len_out)
+		*len_out = len;
+	return text;
+}
+
 /* A three-tier trace with overlapping instances, calls never returned,
  * returns never called, MSG lines, path= attributes, and, past the first
  * 4096 lines, two lines 50 apart swapped (in order for the reader's default
@@ -555,16 +572,7 @@ static char *gen_trace(size_t *len_out)
 	struct gen_line t = l[12000];
 	l[12000] = l[12050];
 	l[12050] = t;
-	size_t tcap = nl * 112 + 64, len = 0;
-	char *text = bb_xmalloc(tcap);
-	len += (size_t)snprintf(text, tcap, "#bbtrace 1\n");
-	for (size_t i = 0; i < nl; i++)
-		len += (size_t)snprintf(text + len, tcap - len, "%lld.%06lld\t%s\n",
-		                        (long long)(l[i].ts_us / 1000000),
-		                        (long long)(l[i].ts_us % 1000000), l[i].text);
-	free(l);
-	*len_out = len;
-	return text;
+	return gen_text(l, nl, len_out);
 }
 
 /* Pass 2 replayed from memory, pass 2 read again (budget 0) and a budget
@@ -713,15 +721,7 @@ static char *client_b_c_trace_c(uint32_t seed, size_t n_inst, int after_c, int64
 		}
 	}
 	qsort(l, nl, sizeof(*l), cmp_gen_line);
-	size_t cap = nl * 176 + 64, len = 0;
-	char *text = bb_xmalloc(cap);
-	len += (size_t)snprintf(text, cap, "#bbtrace 1\n");
-	for (size_t i = 0; i < nl; i++)
-		len += (size_t)snprintf(text + len, cap - len, "%lld.%06lld\t%s\n",
-		                        (long long)(l[i].ts_us / 1000000),
-		                        (long long)(l[i].ts_us % 1000000), l[i].text);
-	free(l);
-	return text;
+	return gen_text(l, nl, NULL);
 }
 
 static void test_return_score(void)
@@ -1042,15 +1042,7 @@ static char *labelled_trace(uint32_t seed, size_t n_inst, int labels)
 		}
 	}
 	qsort(l, nl, sizeof(*l), cmp_gen_line);
-	size_t cap = nl * 176 + 64, len = 0;
-	char *text = bb_xmalloc(cap);
-	len += (size_t)snprintf(text, cap, "#bbtrace 1\n");
-	for (size_t i = 0; i < nl; i++)
-		len += (size_t)snprintf(text + len, cap - len, "%lld.%06lld\t%s\n",
-		                        (long long)(l[i].ts_us / 1000000),
-		                        (long long)(l[i].ts_us % 1000000), l[i].text);
-	free(l);
-	return text;
+	return gen_text(l, nl, NULL);
 }
 
 /* The refinement's kinds by label (nest_refine.c, split_kinds): a B call's
