@@ -220,8 +220,6 @@ int bb_viz_inst_out_write(struct bb_vinst_out *o, const struct bb_vinstance *in,
 /* Completes the documents, sends what is left, closes the files and frees o
  * (NULL does nothing). Returns 0 or the first error of the whole output. */
 int bb_viz_inst_out_close(struct bb_vinst_out *o, struct bb_err *err);
-/* The libcurl version in use, for --version (a static string). */
-const char *bb_viz_curl_version(void);
 
 /* ---- reading results back (bbdiff, bbreport) -------------------------------------------- */
 
