@@ -695,10 +695,6 @@ void nest_global_solve(struct bb_nest *n)
 	n->st.global_searched = visited;
 	n->st.global_over = over;
 
-	free(n->solve.gpar);
-	n->solve.gpar = bb_xmalloc(n->recs.nrec * sizeof(*n->solve.gpar));
-	for (size_t i = 0; i < n->recs.nrec; i++)
-		n->solve.gpar[i] = BB_NONE;
 	for (size_t ci = 0; ci < g->nch; ci++)
 		force[ci] = force[ci] != BB_NONE ? force[ci] : k.assign[ci];
 	free(ord);
@@ -708,6 +704,11 @@ void nest_global_solve(struct bb_nest *n)
 	free_net(&k); /* before the refinement: the peak is the larger of the two */
 	if (!g->cap) /* not for --bound: its true counts decide the sets */
 		n->st.global_refined += nest_refine(n, force);
+	/* the round before's parents, if kept, until the refinement compared */
+	free(n->solve.gpar);
+	n->solve.gpar = bb_xmalloc(n->recs.nrec * sizeof(*n->solve.gpar));
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		n->solve.gpar[i] = BB_NONE;
 	for (size_t ci = 0; ci < g->nch; ci++)
 		n->solve.gpar[g->ch[ci].ridx] = g->ent[force[ci]].par;
 	free(force);

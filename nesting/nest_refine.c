@@ -669,6 +669,23 @@ static void posterior(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 
 }
 
+/* Whether this round's parents (asg) moved at most NEST_SETTLED of the
+ * children's from the round before's (in n->solve.gpar, or the context when
+ * it holds them): then this round is the last (n->solve.settled). */
+static int settled(struct bb_nest *n, const uint32_t *asg)
+{
+	const struct nest_global *g = &n->solve.glob;
+	if (!n->solve.round || (!n->solve.gpar && !n->gaps.soff))
+		return 0;
+	size_t moved = 0;
+	for (size_t ci = 0; ci < g->nch; ci++) {
+		uint32_t p = g->ent[asg[ci]].par, c = g->ch[ci].ridx;
+		moved += n->solve.gpar ? n->solve.gpar[c] != p : !nest_seq_had_child(n, p, c);
+	}
+	n->solve.settled = (double)moved <= NEST_SETTLED * (double)g->nch;
+	return n->solve.settled;
+}
+
 /* Improves asg (per child of n->solve.glob, its entry; the entries' w the flow's
  * costs) by the sequences of callees each kind of call makes; returns the
  * changes made. */
@@ -693,7 +710,7 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 		if (!c)
 			break; /* the same counts again */
 	}
-	if (n->solve.last_round)
+	if (n->solve.last_round || settled(n, asg))
 		posterior(n, &r, asg);
 	free(r.seen);
 	free(r.pidx);

@@ -256,13 +256,15 @@ static void decide_auto(struct bb_nest *n, int rc, int bound)
  * round before's gaps say so (nest_seq_from_assignment). */
 static void global_rounds(struct bb_nest *n)
 {
-	for (int r = 0; r < NEST_GLOBAL_ROUNDS; r++) {
+	n->solve.settled = 0;
+	for (int r = 0; r < NEST_GLOBAL_ROUNDS && !n->solve.settled; r++) {
 		int moved = 0;
 		if (r && !n->cfg.p.sequence)
 			moved = nest_seq_from_assignment(n);
 		else if (r)
 			moved = nest_seq_from_global(n);
 		n->solve.last_round = r == NEST_GLOBAL_ROUNDS - 1;
+		n->solve.round = r;
 		if (moved) {
 			/* the context holds the parents: none kept twice */
 			free(n->solve.gpar);
@@ -276,6 +278,7 @@ static void global_rounds(struct bb_nest *n)
 		n->phase.gstage = 1;
 		nest_replay(n);
 		n->phase.gstage = 0;
+		n->st.global_rounds++;
 		if (!n->solve.glob.full) {
 			nest_global_solve(n);
 			n->st.global_used = 1;
@@ -479,6 +482,7 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 		bb_vval_set_int(o, "global_searched", (int64_t)st.global_searched);
 		bb_vval_set_int(o, "global_over", (int64_t)st.global_over);
 		bb_vval_set_int(o, "global_refined", (int64_t)st.global_refined);
+		bb_vval_set_int(o, "global_rounds", (int64_t)st.global_rounds);
 	}
 	if (n->cfg.mode == BB_NEST_ORACLE)
 		bb_vval_set_int(o, "calls_without_path", (int64_t)st.no_path);

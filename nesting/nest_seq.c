@@ -223,6 +223,18 @@ int nest_seq_from_global(struct bb_nest *n)
 	return 1;
 }
 
+/* Whether the parents nest_seq_from_global took had c (a CALL record) a
+ * child of p's. */
+int nest_seq_had_child(const struct bb_nest *n, uint32_t p, uint32_t c)
+{
+	if (p == BB_NONE || p >= n->recs.nrec)
+		return 0;
+	for (uint32_t i = n->gaps.soff[p]; i < n->gaps.soff[p + 1]; i++)
+		if (n->gaps.skid[i] == c)
+			return 1;
+	return 0;
+}
+
 /* The parents nest_seq_from_global took, per CALL record (BB_NONE: none):
  * returns new, caller frees. */
 uint32_t *nest_seq_parents(const struct bb_nest *n)
