@@ -134,14 +134,20 @@ nest_rows() { # NAME TRUTH_FIRST TRUTH_REST...
 }
 
 delay_rows() { # TRUTH_FIRST TRUTH_REST... score.py delay options
+	# with the joined traces (the second app), a first-tier node is measured
+	# beyond its true change: the system's own delays move between two runs
+	_paths=""
+	[ -s "$T/normal.path.tr" ] && [ -s "$T/delay.path.tr" ] &&
+		_paths="--paths $T/normal.path.tr,$T/delay.path.tr,$T/normal.client.log"
 	_k=0
 	while [ $_k -lt $nopts ]; do
 		eval "_o=\$opts_$_k"
 		for _s in "" .nc; do
 			[ "$_s" = .nc ] && [ -z "$NOCONTENT" ] && continue
 			[ -s "$T/normal.o$_k$_s.json" ] && [ -s "$T/delay.o$_k$_s.json" ] || continue
+			# shellcheck disable=SC2086 # _paths is two words or none
 			_out=$(score delay "$T/normal.o$_k$_s.json" "$T/delay.o$_k$_s.json" "$@" \
-				--tol "$DELAY_TOL" --other "$OTHER_MS")
+				--tol "$DELAY_TOL" --other "$OTHER_MS" $_paths)
 			_rc=$?
 			echo "$_out" | sed "s|^|+50 ms, bbnest ${_o:-(defaults)}${_s:+ --no-content}: |"
 			[ $_k = 0 ] && [ -z "$_s" ] && [ $_rc != 0 ] &&
