@@ -162,6 +162,11 @@ static int once_hard_edge(struct bb_nest *n, uint32_t b, uint32_t c)
 	return e && into && 2 * e->n >= into;
 }
 
+int nest_once_hard(struct bb_nest *n, uint32_t b, uint32_t c)
+{
+	return nest_once(n, b, c) && once_hard_edge(n, b, c);
+}
+
 static double parent_unit_cost(const struct net *k, uint32_t t, uint32_t units)
 {
 	return unit_cost(k->pen_z, units) + (units > k->tsoft[t] ? SOFT_COST : 0);

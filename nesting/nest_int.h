@@ -508,6 +508,9 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
  * score) that maximise the sum of the scores under the capacities (n->glob.cap,
  * or pass 1's counts); sets n->gpar and frees n->glob. Also --bound's solver. */
 void nest_global_solve(struct bb_nest *n);
+/* Whether the flow holds calls into b to one child into c, hard (nest_once,
+ * and nearly every call into b calls c): the refinement keeps to it too. */
+int nest_once_hard(struct bb_nest *n, uint32_t b, uint32_t c);
 void nest_global_free(struct bb_nest *n);
 
 /* nest_refine.c */

@@ -72,6 +72,8 @@ struct refine {
 	uint32_t *pidx; /* per CALL record: its parent index + 1, 0 none */
 	uint32_t *next; /* per child: next child of the same parent */
 	uint64_t *seen; /* per child: the tick it was last looked at, with these counts */
+	uint8_t *once;  /* per child: its parent may have no other child into its callee
+	                   (the flow's hard capacity, nest_once_hard) */
 	uint64_t tick;  /* counts changes and looks */
 	struct rkind *kind;
 	size_t nkind, capkind;
@@ -383,6 +385,28 @@ static struct rparent *parent_of(const struct nest_global *g, const struct refin
 	return &r->par[r->pidx[g->ent[e].par] - 1];
 }
 
+/* Whether parent q, less child out (or BB_NONE), has a child into callee c. */
+static int has_callee(const struct nest_global *g, const struct refine *r,
+                      const struct rparent *q, uint32_t c, uint32_t out)
+{
+	for (uint32_t y = q->head; y != BB_NONE; y = r->next[y])
+		if (y != out && g->ch[y].c == c)
+			return 1;
+	return 0;
+}
+
+/* Whether child ci may join parent q in place of q's child out (BB_NONE: a
+ * move): the flow's hard "once" capacities hold in the refinement too. A
+ * change that broke one gave the rig's front end two or five redis calls
+ * and left others with none under bursts. */
+static int fits(const struct nest_global *g, const struct refine *r, const struct rparent *q,
+                uint32_t ci, uint32_t out)
+{
+	if (!r->once[ci] || (out != BB_NONE && g->ch[out].c == g->ch[ci].c))
+		return 1;
+	return !has_callee(g, r, q, g->ch[ci].c, out);
+}
+
 /* Child ci moves from its entry to entry e1, one of its candidates. */
 static void do_move(struct nest_global *g, struct refine *r, uint32_t *asg, uint32_t ci,
                     uint32_t e1)
@@ -448,7 +472,7 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 		/* a log probability is <= 0 and a cost >= 0: the gains below are
 		 * at most these bounds, and a bound under the best gain (with a
 		 * margin for rounding) skips the sequences' work */
-		if (dt + lp_p1 - lp_p - lp_q > b.gain - BOUND_SLACK) {
+		if (dt + lp_p1 - lp_p - lp_q > b.gain - BOUND_SLACK && fits(g, r, q, ci, BB_NONE)) {
 			double d = dt + lp_p1 - lp_p +
 			           log_p(r, q->kind, seq_key(g, r, q, BB_NONE, ci)) - lp_q;
 			if (d > b.gain)
@@ -459,7 +483,7 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 			if (!(cap + g->ent[asg[y]].w > b.gain - BOUND_SLACK))
 				continue;
 			uint32_t ey1 = entry_to(g, y, p0);
-			if (ey1 == BB_NONE)
+			if (ey1 == BB_NONE || !fits(g, r, q, ci, y) || !fits(g, r, p, y, ci))
 				continue;
 			double ds = dt + g->ent[asg[y]].w - g->ent[ey1].w +
 			            log_p(r, p->kind, seq_key(g, r, p, ci, y)) - lp_p +
@@ -521,6 +545,11 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 	r->pidx = bb_xcalloc(n->recs.nrec ? n->recs.nrec : 1, sizeof(*r->pidx));
 	r->next = bb_xmalloc((g->nch + 1) * sizeof(*r->next));
 	r->seen = bb_xcalloc(g->nch + 1, sizeof(*r->seen));
+	r->once = bb_xmalloc(g->nch + 1);
+	for (uint32_t ci = 0; ci < g->nch; ci++) {
+		uint32_t b = n->recs.rec[g->ch[ci].ridx].op_from & REC_NODE_MAX; /* its caller */
+		r->once[ci] = (uint8_t)nest_once_hard(n, b, g->ch[ci].c);
+	}
 	size_t cappar = 1024;
 	r->par = bb_xmalloc(cappar * sizeof(*r->par));
 	for (size_t e = 0; e < g->nent; e++) {
@@ -621,11 +650,14 @@ static void post_changes(struct nest_global *g, struct refine *r, const uint32_t
 		struct rparent *q = parent_of(g, r, e1);
 		double dt = g->ent[e0].w - g->ent[e1].w, lp_q = log_p(r, q->kind, q->seq);
 		int t1 = times_share(g, ci, e1) >= NEST_POST_TIMES;
-		palt_push(b, dt + lp_p1 - lp_p + log_p(r, q->kind, seq_key(g, r, q, BB_NONE, ci)) - lp_q,
-		          t1, g->ent[e1].par, BB_NONE);
+		if (fits(g, r, q, ci, BB_NONE))
+			palt_push(b,
+			          dt + lp_p1 - lp_p + log_p(r, q->kind, seq_key(g, r, q, BB_NONE, ci)) -
+			              lp_q,
+			          t1, g->ent[e1].par, BB_NONE);
 		for (uint32_t y = q->head; y != BB_NONE; y = r->next[y]) {
 			uint32_t ey1 = entry_to(g, y, p0);
-			if (ey1 == BB_NONE)
+			if (ey1 == BB_NONE || !fits(g, r, q, ci, y) || !fits(g, r, p, y, ci))
 				continue;
 			palt_push(b,
 			          dt + g->ent[asg[y]].w - g->ent[ey1].w +
@@ -713,6 +745,7 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 	if (n->solve.last_round || settled(n, asg))
 		posterior(n, &r, asg);
 	free(r.seen);
+	free(r.once);
 	free(r.pidx);
 	free(r.next);
 	free(r.par);
