@@ -40,6 +40,8 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 		while (g->nent + nc > g->capent)
 			g->capent = g->capent ? 2 * g->capent : MAX(g->hintent, 4096);
 		g->ent = bb_xrealloc(g->ent, g->capent * sizeof(*g->ent));
+		if (n->gaps.soff) /* a last round's assignment: queue offsets */
+			g->ek = bb_xrealloc(g->ek, g->capent);
 	}
 	struct nest_gchild *x = &g->ch[g->nch++];
 	x->ridx = c->ridx;
@@ -48,6 +50,8 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 	x->nc = (uint32_t)nc;
 	double best = 0, sum = 0;
 	size_t first = g->nent;
+	if (g->ek)
+		nest_queue_ranks(n, c, cand, nc, &g->ek[first]);
 	for (size_t i = 0; i < nc; i++) {
 		struct nest_gent *e = &g->ent[g->nent++];
 		double s = nest_base_score(n, cand[i], c) * nest_content_factor(n, c, i);
@@ -725,5 +729,6 @@ void nest_global_free(struct bb_nest *n)
 	free(n->solve.glob.ch);
 	free(n->solve.glob.ent);
 	free(n->solve.glob.truth);
+	free(n->solve.glob.ek);
 	memset(&n->solve.glob, 0, sizeof(n->solve.glob));
 }

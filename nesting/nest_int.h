@@ -152,6 +152,8 @@ struct pairc {
 	uint64_t ct_sure, ct_sure_k[NEST_CT_K], ct_rand, ct_rand_k[NEST_CT_K];
 	uint64_t ct_amb, ct_amb_k[NEST_CT_K], ct_amb_other;
 	double lr[NEST_CT_K]; /* likelihood ratio of a candidate sharing k tokens */
+	uint64_t q_first, q_all; /* --global, the last round's assignment: children a->b
+	                            that were their parent's first, and all (nest_queue.c) */
 };
 
 /* ---- --global (nest_global.c) ----------------------------------------------- */
@@ -182,6 +184,8 @@ struct nest_global {
 	nest_cap_fn cap;  /* NULL: the capacities pass 1's call counts support */
 	uint32_t *truth;  /* --bound: per child, its true parent's entry, or BB_NONE */
 	size_t captruth;
+	uint8_t *ek;      /* per entry, with a last round's assignment: its queue count
+	                     (nest_queue.c), or NULL */
 };
 
 /* ---- patterns (nest_paths.c) ------------------------------------------------- */
@@ -357,6 +361,8 @@ struct nest_gaps {
 	uint32_t *spar;           /* sequence stage, --global: per CALL record, its parent's */
 	int64_t *sret, *scall;    /* ... and its return and call times */
 	uint32_t *soff, *skid;    /* ... each parent record's children: skid[soff[p]..soff[p+1]) */
+	double *qlog;             /* --global: per node, the queue offsets' log factors
+	                             (nest_queue.c), or NULL */
 };
 
 /* The choices of all parents at once: --global (nest_global.c) and --bound
@@ -512,6 +518,12 @@ void nest_global_solve(struct bb_nest *n);
  * and nearly every call into b calls c): the refinement keeps to it too. */
 int nest_once_hard(struct bb_nest *n, uint32_t b, uint32_t c);
 void nest_global_free(struct bb_nest *n);
+
+/* nest_queue.c */
+void nest_queue_ranks(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc,
+                      uint8_t *out);
+void nest_queue_weigh(struct bb_nest *n);
+void nest_queue_starts(struct bb_nest *n);
 
 /* nest_refine.c */
 uint64_t nest_refine(struct bb_nest *n, uint32_t *asg);

@@ -265,6 +265,8 @@ static void global_rounds(struct bb_nest *n)
 			moved = nest_seq_from_global(n);
 		n->solve.last_round = r == NEST_GLOBAL_ROUNDS - 1;
 		n->solve.round = r;
+		if (r)
+			nest_queue_starts(n);
 		if (moved) {
 			/* the context holds the parents: none kept twice */
 			free(n->solve.gpar);
@@ -280,6 +282,7 @@ static void global_rounds(struct bb_nest *n)
 		n->phase.gstage = 0;
 		n->st.global_rounds++;
 		if (!n->solve.glob.full) {
+			nest_queue_weigh(n);
 			nest_global_solve(n);
 			n->st.global_used = 1;
 		} else if (moved) {

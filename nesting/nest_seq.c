@@ -255,6 +255,8 @@ void nest_seq_free(struct bb_nest *n)
 	free(n->gaps.scall);
 	free(n->gaps.soff);
 	free(n->gaps.skid);
+	free(n->gaps.qlog);
+	n->gaps.qlog = NULL;
 	n->gaps.spar = n->gaps.soff = n->gaps.skid = NULL;
 	n->gaps.sret = n->gaps.scall = NULL;
 }
