@@ -159,17 +159,6 @@ static uint32_t soft_cap(const struct bb_nest *n, uint32_t b)
 	return n->nodes.into[b].smax;
 }
 
-static int once_hard_edge(struct bb_nest *n, uint32_t b, uint32_t c)
-{
-	struct pairc *e = nest_pairc(n, b, c, 0);
-	uint64_t into = b < n->nodes.ninto ? n->nodes.into[b].ncalls : 0;
-	return e && into && 2 * e->n >= into;
-}
-
-int nest_once_hard(struct bb_nest *n, uint32_t b, uint32_t c)
-{
-	return nest_once(n, b, c) && once_hard_edge(n, b, c);
-}
 
 static double parent_unit_cost(const struct net *k, uint32_t t, uint32_t units)
 {
@@ -319,7 +308,7 @@ static void make_net(struct bb_nest *n, struct net *k)
 		 * as calls into b): "once" is a hard capacity (figure 17's web
 		 * servers, one application call each: 262 instances wrong with it
 		 * soft, 180 hard); a rarer callee may be "twice in a few", soft */
-		int once_hard = once && once_hard_edge(n, b, x->c);
+		int once_hard = once && nest_once_hard(n, b, x->c);
 		for (uint32_t j = 0; j < x->nc; j++) {
 			struct nest_gent *e = &g->ent[x->off + j];
 			uint32_t t = parent_node(n, k, &bd, e);

@@ -476,6 +476,10 @@ void nest_bin_weights(struct bb_nest *n);
 void nest_penalty_tables(struct bb_nest *n);
 double nest_base_score(struct bb_nest *n, struct call *par, const struct call *child);
 int nest_once(struct bb_nest *n, uint32_t b, uint32_t c);
+/* nest_once, and nearly every call into b calls c (at least half as many
+ * b->c calls as calls into b): --global holds it as a hard capacity, and the
+ * refinement keeps to it too. */
+int nest_once_hard(struct bb_nest *n, uint32_t b, uint32_t c);
 void nest_parallel_nodes(struct bb_nest *n);
 struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
                                 size_t nc);
@@ -514,9 +518,6 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
  * score) that maximise the sum of the scores under the capacities (n->glob.cap,
  * or pass 1's counts); sets n->gpar and frees n->glob. Also --bound's solver. */
 void nest_global_solve(struct bb_nest *n);
-/* Whether the flow holds calls into b to one child into c, hard (nest_once,
- * and nearly every call into b calls c): the refinement keeps to it too. */
-int nest_once_hard(struct bb_nest *n, uint32_t b, uint32_t c);
 void nest_global_free(struct bb_nest *n);
 
 /* nest_queue.c */

@@ -282,6 +282,15 @@ int nest_once(struct bb_nest *n, uint32_t b, uint32_t c)
 	return conflict(n, b, c, c);
 }
 
+int nest_once_hard(struct bb_nest *n, uint32_t b, uint32_t c)
+{
+	if (!nest_once(n, b, c))
+		return 0;
+	struct pairc *e = nest_pairc(n, b, c, 0);
+	uint64_t into = b < n->nodes.ninto ? n->nodes.into[b].ncalls : 0;
+	return e && into && 2 * e->n >= into;
+}
+
 /* The child of par (leaving out skip) that child conflicts with: the only
  * one, NULL when none; *many set when more than one. */
 static struct call *conflicting(struct bb_nest *n, const struct call *par,
