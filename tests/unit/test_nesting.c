@@ -1071,7 +1071,8 @@ static void test_label_kinds(void)
 		bb_nest_free(orc);
 		free(text);
 	}
-	/* measured: 3 with labels, 0 without; 4 and 11 before the queue order
+	/* measured: 2 with labels, 1 without (with the refinement's hard
+	 * capacities too); 3 and 0 with the queue order alone; 4 and 11 before it
 	 * (nest_queue.c: the B calls' C calls come about in the order the B
 	 * calls came, which now tells them apart without the labels), 49 and 62
 	 * before --global's sequence anchors */
