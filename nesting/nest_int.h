@@ -255,9 +255,9 @@ static inline uint64_t nest_mix64(uint64_t x)
 
 /* ... but a round that moves at most this share of the children's parents
  * (from the round before's) is the last: the next one would start from the
- * same anchors, or all but, and move as few or none (on table1-normal round
- * 2 moves 4 of 76,341 and every later round none; on table1-par-medium 27,
- * 14, 8, 8 of 290,000 parents). */
+ * same anchors, or all but, and move as few or none (before the queue order,
+ * on table1-normal round 2 moved 4 of 76,341 and every later round none; on
+ * table1-par-medium 27, 14, 8, 8 of 290,000 parents). */
 #define NEST_SETTLED 1e-4
 
 /* A node makes parallel calls when at least NEST_PAR_SHARE of the pairs of
