@@ -112,17 +112,13 @@ static int started(struct bb_nest *n, uint32_t q, uint32_t self, int64_t t, int 
  * each candidate of child c (in call order) into out: the candidates (of its
  * node) that started before c less those that came before it, plus
  * NEST_Q_MID; NEST_Q_NONE for all when c is not a start call. NEST_Q_PREV
- * marks the last round's parent. */
+ * marks the last round's parent of a start call. */
 void nest_queue_ranks(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc,
                       uint8_t *out)
 {
 	int one_node = 1;
 	if (!start_call(n, c->ridx)) {
-		for (size_t i = 0; i < nc; i++) {
-			int self = 0;
-			started(n, cand[i]->ridx, c->ridx, c->call_ts, &self);
-			out[i] = (uint8_t)(NEST_Q_NONE | (self ? NEST_Q_PREV : 0));
-		}
+		memset(out, NEST_Q_NONE, nc); /* no offset, and no one reads the mark */
 		return;
 	}
 	for (size_t i = 0; i < nc; i++) {
@@ -240,24 +236,20 @@ void nest_queue_weigh(struct bb_nest *n)
 	if (!g->ek || g->full || !n->nodes.ninto)
 		return;
 	size_t nn = n->nodes.ninto;
-	double *lf = bb_xcalloc(nn * NEST_Q_K, sizeof(*lf));
-	if (n->gaps.qlog) {
-		memcpy(lf, n->gaps.qlog, nn * NEST_Q_K * sizeof(*lf));
-	} else {
+	if (!n->gaps.qlog) {
 		/* learnt once, from the first round's assignment (times alone):
 		 * relearnt from assignments the factor itself made, q sharpens
 		 * round after round beyond what the trace holds (shop-r235's
 		 * catalog: 5.7% of the parents one place off by the sixth round,
 		 * 13% in the truth) */
-		queue_factors(n, lf);
-		queue_select(n, lf);
-		n->gaps.qlog = bb_xmalloc(nn * NEST_Q_K * sizeof(*lf));
-		memcpy(n->gaps.qlog, lf, nn * NEST_Q_K * sizeof(*lf));
+		n->gaps.qlog = bb_xcalloc(nn * NEST_Q_K, sizeof(*n->gaps.qlog));
+		queue_factors(n, n->gaps.qlog);
+		queue_select(n, n->gaps.qlog);
 	}
+	const double *lf = n->gaps.qlog;
 	for (size_t e = 0; e < g->nent; e++) {
 		uint32_t k = g->ek[e] & NEST_Q_NONE, b = n->recs.rec[g->ent[e].par].arg;
 		if (k != NEST_Q_NONE && b < nn && !isinf(g->ent[e].w))
 			g->ent[e].w += (float)lf[b * NEST_Q_K + qclass(k)];
 	}
-	free(lf);
 }
