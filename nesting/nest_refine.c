@@ -23,7 +23,8 @@
  * callers differ, split_kinds). P is learnt from the assignment itself, as
  * hard EM: count each kind's callee sequences (a call of the kind that took
  * no child counts as the empty one), then move one child to another of its
- * candidates, or swap two children of two parents, while the sum grows;
+ * candidates, or swap two children of two parents, or rotate three children
+ * of one callee among three parents (best_rotation), while the sum grows;
  * count again and repeat (NEST_REFINE_ROUNDS). A sequence the assignment
  * never made gets a pseudo-count of NEST_REFINE_EPS: unlikely, never
  * impossible, so the times can still insist.
@@ -56,6 +57,7 @@ struct rkind {
 	uint64_t nonempty; /* of them, with a child in the assignment */
 	double lp_empty;   /* log_p of the empty sequence, from the last count */
 	double lp_unseen;  /* log_p of a sequence not counted */
+	double lp_max;     /* the largest log_p of the kind, from the last count */
 };
 
 struct rcount {
@@ -245,10 +247,15 @@ static void count_seqs(struct refine *r, int both)
 	for (size_t i = 0; i < r->nkind; i++) {
 		r->kind[i].lp_empty = log_p_of(&r->kind[i], count_of(r, (uint32_t)i, 0));
 		r->kind[i].lp_unseen = log_p_of(&r->kind[i], 0);
+		r->kind[i].lp_max = r->kind[i].lp_empty;
 	}
 	for (size_t i = 0; i < r->ccap; i++)
-		if (r->cnt[i].key)
-			r->cnt[i].lp = log_p_of(&r->kind[r->cnt[i].kind], r->cnt[i].n);
+		if (r->cnt[i].key) {
+			struct rkind *k = &r->kind[r->cnt[i].kind];
+			r->cnt[i].lp = log_p_of(k, r->cnt[i].n);
+			if (r->cnt[i].lp > k->lp_max)
+				k->lp_max = r->cnt[i].lp;
+		}
 }
 
 /* The upper 0.001 quantile of chi-square with df degrees of freedom
@@ -451,12 +458,72 @@ struct change {
 	double gain;
 	uint32_t e1;     /* ci's new entry, or BB_NONE: none */
 	uint32_t y, ey1; /* the child swapped and its new entry, or BB_NONE */
+	uint32_t z, ez1; /* a rotation's third child and its entry, or BB_NONE */
 };
+
+/* Where ci's parent p holds a sequence its kind makes at most this share of
+ * the time, the search also tries rotations of three children into ci's
+ * callee among three parents: ci to its candidate q, q's child y to y's
+ * candidate s, s's child z to p. Three calls whose children were dealt round
+ * (each holding the next one's) make three sequences no call makes, and no
+ * move or swap of two of them mends one without breaking another. Measured
+ * on the 60 kept rig runs (docs/accuracy.md, "Rotations of three children"):
+ * 0.01, 0.05 and 0.2 mend about as many; every parent (no threshold) costs
+ * 3-4 times the CPU at 64 in flight for no gain; children of any callee
+ * about as many and 3.5 times the CPU. */
+#define NEST_REFINE_RARE 0.05
+
+static void best_rotation(struct nest_global *g, struct refine *r, const uint32_t *asg,
+                          uint32_t ci, struct change *b)
+{
+	const struct nest_gchild *x = &g->ch[ci];
+	uint32_t e0 = asg[ci], p0 = g->ent[e0].par;
+	struct rparent *p = parent_of(g, r, e0);
+	double lp_p = log_p(r, p->kind, p->seq);
+	for (uint32_t j = 0; j < x->nc; j++) {
+		uint32_t e1 = x->off + j;
+		if (e1 == e0 || isinf(g->ent[e1].w))
+			continue;
+		struct rparent *q = parent_of(g, r, e1);
+		/* the bounds below: a kind's sequence has at most its lp_max */
+		double dq = g->ent[e0].w - g->ent[e1].w - lp_p + r->kind[p->kind].lp_max -
+		            log_p(r, q->kind, q->seq) + r->kind[q->kind].lp_max;
+		for (uint32_t y = q->head; y != BB_NONE; y = r->next[y]) {
+			const struct nest_gchild *xy = &g->ch[y];
+			if (xy->c != x->c)
+				continue;
+			for (uint32_t k = 0; k < xy->nc; k++) {
+				uint32_t ey1 = xy->off + k;
+				struct rparent *s = parent_of(g, r, ey1);
+				if (ey1 == asg[y] || s == p || s == q || isinf(g->ent[ey1].w))
+					continue;
+				double ds = dq + g->ent[asg[y]].w - g->ent[ey1].w - log_p(r, s->kind, s->seq) +
+				            r->kind[s->kind].lp_max;
+				for (uint32_t z = s->head; z != BB_NONE; z = r->next[z]) {
+					if (g->ch[z].c != x->c || !(ds + g->ent[asg[z]].w > b->gain - BOUND_SLACK))
+						continue;
+					uint32_t ez1 = entry_to(g, z, p0);
+					if (ez1 == BB_NONE || !fits(g, r, q, ci, y) || !fits(g, r, s, y, z) ||
+					    !fits(g, r, p, z, ci))
+						continue;
+					double d = ds + g->ent[asg[z]].w - g->ent[ez1].w -
+					           r->kind[p->kind].lp_max - r->kind[q->kind].lp_max -
+					           r->kind[s->kind].lp_max +
+					           log_p(r, p->kind, seq_key(g, r, p, ci, z)) +
+					           log_p(r, q->kind, seq_key(g, r, q, y, ci)) +
+					           log_p(r, s->kind, seq_key(g, r, s, z, y));
+					if (d > b->gain)
+						*b = (struct change){d, e1, y, ey1, z, ez1};
+				}
+			}
+		}
+	}
+}
 
 static struct change best_change(struct nest_global *g, struct refine *r, const uint32_t *asg,
                                  uint32_t ci)
 {
-	struct change b = {1e-9, BB_NONE, BB_NONE, BB_NONE};
+	struct change b = {1e-9, BB_NONE, BB_NONE, BB_NONE, BB_NONE, BB_NONE};
 	const struct nest_gchild *x = &g->ch[ci];
 	uint32_t e0 = asg[ci], p0 = g->ent[e0].par;
 	struct rparent *p = parent_of(g, r, e0);
@@ -476,7 +543,7 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 			double d = dt + lp_p1 - lp_p +
 			           log_p(r, q->kind, seq_key(g, r, q, BB_NONE, ci)) - lp_q;
 			if (d > b.gain)
-				b = (struct change){d, e1, BB_NONE, BB_NONE};
+				b = (struct change){d, e1, BB_NONE, BB_NONE, BB_NONE, BB_NONE};
 		}
 		double cap = dt - lp_p - lp_q;
 		for (uint32_t y = q->head; y != BB_NONE; y = r->next[y]) {
@@ -489,9 +556,11 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 			            log_p(r, p->kind, seq_key(g, r, p, ci, y)) - lp_p +
 			            log_p(r, q->kind, seq_key(g, r, q, y, ci)) - lp_q;
 			if (ds > b.gain)
-				b = (struct change){ds, e1, y, ey1};
+				b = (struct change){ds, e1, y, ey1, BB_NONE, BB_NONE};
 		}
 	}
+	if (lp_p < log(NEST_REFINE_RARE))
+		best_rotation(g, r, asg, ci, &b);
 	return b;
 }
 
@@ -507,6 +576,8 @@ static size_t sweep(struct nest_global *g, struct refine *r, uint32_t *asg)
 		r->seen[ci] = ++r->tick;
 		if (c.e1 == BB_NONE)
 			continue;
+		if (c.z != BB_NONE)
+			do_move(g, r, asg, c.z, c.ez1);
 		if (c.y != BB_NONE)
 			do_move(g, r, asg, c.y, c.ey1);
 		do_move(g, r, asg, ci, c.e1);
