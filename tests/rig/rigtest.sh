@@ -103,7 +103,7 @@ nest_rows() { # NAME TRUTH_FIRST TRUTH_REST...
 	truth_rest="$*"
 	if [ -z "$rows_header" ]; then
 		rows_header=1
-		echo "| run | bbnest options | wrong | top-5 worst, missed | checks |${NOCONTENT:+ --no-content: wrong | top-5 | checks |}"
+		echo "| run | bbnest options | wrong | top-5 worst, missed, invented | checks |${NOCONTENT:+ --no-content: wrong | top-5 | checks |}"
 		echo "|---|---|---|---|---|${NOCONTENT:+---|---|---|}"
 	fi
 	# content tokens or context headers to ignore: else --no-content changes nothing

@@ -263,15 +263,36 @@ def cmd_nest(args):
         print("  true #%d %-7s %-5s true %5d inferred %5d (%+.1f%%) [%d-%d] %s %s  %s"
               % (i + 1, kinds[k][0], kinds[k][1] or "-", trees[k], pats[k], 100 * dev, lo, hi,
                  inside, mark, k))
+    floor = min((trees[k] for k in tt), default=0)
     for k in ti:
-        if k not in tt:
+        if k in tt:
+            continue
+        if k in trees or pats[k] >= tol * floor:
             print("  FAIL: inferred top-%d pattern not in the true top %d: %d %s"
                   % (n, n, pats[k], k))
             ok = False
+        else:
+            print("  invented, under %.0f%% of true #%d's count: %d %s"
+                  % (100 * tol, len(tt), pats[k], k))
     if failed:
         print("  FAIL: %d requests failed" % failed)
         ok = False
     return 0 if ok else 1
+
+
+def invented(trees, pats, tt, ti, tol):
+    """The inferred top-n patterns that are no true pattern: how many, the
+    largest count, and how many of them count against the check: those with
+    at least tol times the count of the least of the true top n (a pattern
+    that would stand beside a true one). With fewer true patterns than n
+    (the second app has 3), the inferred top n also holds the largest of the
+    invented ones, often of one or two instances: the paper's metric (the
+    true top-n patterns found, section 7.1) does not count those, and they
+    are shown here rather than hidden."""
+    floor = min((trees[k] for k in tt), default=0)
+    inv = [pats[k] for k in ti if k not in trees]
+    bad = [c for c in inv if c >= tol * floor]
+    return len(inv), max(inv, default=0), len(bad)
 
 
 def nest_brief(label, trees, pats, failed, ifn, total, n, tol, max_wrong):
@@ -290,15 +311,17 @@ def nest_brief(label, trees, pats, failed, ifn, total, n, tol, max_wrong):
             worst = dev
         if k not in ti:
             misses += 1
+    inv, inv_max, inv_bad = invented(trees, pats, tt, ti, tol)
     wrong = ifn / max(total, 1)
-    ok = misses == 0 and abs(worst) <= tol and set(tt) == set(ti)
+    ok = misses == 0 and abs(worst) <= tol and not inv_bad
     if max_wrong is not None and wrong > max_wrong:
         ok = False
     rig = ""
     if failed or sum(pats.values()) != total:
         rig = " (%d requests failed, %d instances inferred)" % (failed, sum(pats.values()))
-    print("%s%5.1f%% (%d/%d) | %+.1f%%, %d missed | %s%s"
-          % (label, 100 * wrong, ifn, total, 100 * worst, misses, "met" if ok else "NOT MET", rig))
+    print("%s%5.1f%% (%d/%d) | %+.1f%%, %d missed, %d invented (largest %d) | %s%s"
+          % (label, 100 * wrong, ifn, total, 100 * worst, misses, inv, inv_max,
+             "met" if ok else "NOT MET", rig))
     return 2 if rig else 0 if ok else 1
 
 
