@@ -1139,6 +1139,86 @@ static void test_worker_queue(void)
 	free(text);
 }
 
+/* A front end F with a pool of 16 workers serving its requests in the order
+ * they came, in bursts of 3-5 requests 20 us apart (the bursts 0-10 ms
+ * apart): an item request calls R, M, P in turn, a home request R, S, M, P,
+ * a cart request R, P (its req= label says which), each child 20-100 us
+ * after the previous one returns and, one time in three, up to 20 ms later
+ * (work between the calls). A request waits for a worker, so the times
+ * barely tell which of 16 requests in service made an M call. */
+static char *pool_trace(uint32_t seed, size_t n_inst)
+{
+	static const char *const kind[3] = {"item", "home", "cart"};
+	static const char *const kids[3] = {"RMP", "RSMP", "RP"};
+	size_t nl = 0, conn = 0;
+	struct gen_line *l = bb_xmalloc(10 * n_inst * sizeof(*l));
+	int64_t freew[16] = {0}, t = 1000000;
+	uint32_t rng = seed;
+#define R() ((rng = rng * 1103515245u + 12345u) >> 8)
+	for (size_t i = 0; i < n_inst;) {
+		t += R() % 10000;
+		for (int b = 3 + (int)(R() % 3); b > 0 && i < n_inst; b--, i++) {
+			int64_t a = t + (5 - b) * 20, x;
+			int w = 0, q = (int)(R() % 3);
+			for (int j = 1; j < 16; j++)
+				w = freew[j] < freew[w] ? j : w;
+			x = (a > freew[w] ? a : freew[w]) + 50 + R() % 100;
+			size_t c0 = ++conn;
+			for (const char *k = kids[q]; *k; k++) {
+				int64_t d = *k == 'S' ? 2000 + R() % 3000 : 200 + R() % 1300;
+				++conn;
+				for (int r = 0; r < 2; r++, nl++) {
+					l[nl].ts_us = x + r * d;
+					l[nl].k = (int)nl;
+					snprintf(l[nl].text, sizeof(l[nl].text),
+					         r ? "RET\t%c\tF\t%zu\tpath=p%zu" : "CALL\tF\t%c\t%zu\tpath=p%zu", *k,
+					         conn, i);
+				}
+				x += d + 20 + R() % 80;
+				if (R() % 3 == 0)
+					x += R() % 20000;
+			}
+			freew[w] = x + 100 + R() % 400;
+			for (int r = 0; r < 2; r++, nl++) {
+				l[nl].ts_us = r ? freew[w] : a;
+				l[nl].k = (int)nl;
+				snprintf(l[nl].text, sizeof(l[nl].text),
+				         r ? "RET\tF\tclient\t%zu\tpath=p%zu\treq=GET%%20/%s"
+				           : "CALL\tclient\tF\t%zu\tpath=p%zu\treq=GET%%20/%s",
+				         c0, i, kind[q]);
+			}
+		}
+	}
+#undef R
+	qsort(l, nl, sizeof(*l), cmp_gen_line);
+	return gen_text(l, nl, NULL);
+}
+
+/* The refinement's rotations (nest_refine.c, best_rotation): requests whose
+ * M calls were dealt round hold sequences no request makes. Over seven
+ * traces of the pool, so that no one trace decides. */
+static void test_pool_rotation(void)
+{
+	size_t n_inst = 800;
+	uint64_t fp = 0;
+	for (uint32_t seed = 1; seed <= 7; seed++) {
+		char *text = pool_trace(seed, n_inst);
+		struct bb_nest *orc = run(text, NULL, BB_NEST_ORACLE, NULL);
+		struct bb_nest_params p;
+		bb_nest_params_init(&p);
+		struct assign_run r = assign_run(text, orc, &p, n_inst);
+		CHECK(r.st.global_used);
+		CHECK(r.st.mean_parallelism > 11);
+		fp += r.fp;
+		bb_nest_free(orc);
+		free(text);
+	}
+	/* measured: 876 false instances of 5,600 (seeds 1-7: 50, 231, 335, 65,
+	 * 55, 70, 70); 915 without the rotations (70, 254, 314, 73, 67, 67, 70) */
+	if (!(fp <= 895))
+		UNIT_FAIL_("false instances: %llu", (unsigned long long)fp);
+}
+
 /* The automatic default (issue 14): with the messages in memory bbnest
  * takes --return-score --global and says so in its params (two_w: the
  * assignment gives each W call its A child); without them, the greedy
@@ -1348,6 +1428,7 @@ static const struct unit_test tests[] = {
 	{"content", test_content},
 	{"label_kinds", test_label_kinds},
 	{"worker_queue", test_worker_queue},
+	{"pool_rotation", test_pool_rotation},
 	{"auto_default", test_auto_default},
 	{"parallel_nodes", test_parallel_nodes},
 };
