@@ -467,10 +467,10 @@ struct change {
  * candidate s, s's child z to p. Three calls whose children were dealt round
  * (each holding the next one's) make three sequences no call makes, and no
  * move or swap of two of them mends one without breaking another. Measured
- * on the 60 kept rig runs (docs/accuracy.md, "Rotations of three children"):
- * 0.01, 0.05 and 0.2 mend about as many; every parent (no threshold) costs
- * 3-4 times the CPU at 64 in flight for no gain; children of any callee
- * about as many and 3.5 times the CPU. */
+ * on nine kept rig runs, 54 cells (docs/accuracy.md, "Rotations of three
+ * children"): 0.01, 0.05 and 0.2 mend about as many; every parent (no
+ * threshold) costs 3-4 times the CPU at 64 in flight for no gain; children
+ * of any callee about as many and 3.5 times the CPU. */
 #define NEST_REFINE_RARE 0.05
 
 static void best_rotation(struct nest_global *g, struct refine *r, const uint32_t *asg,
