@@ -23,8 +23,8 @@
  * callers differ, split_kinds). P is learnt from the assignment itself, as
  * hard EM: count each kind's callee sequences (a call of the kind that took
  * no child counts as the empty one), then move one child to another of its
- * candidates, or swap two children of two parents, or rotate three children
- * of one callee among three parents (best_rotation), while the sum grows;
+ * candidates, or swap two children of two parents, or pass children of one
+ * callee along a chain of three parents (best_rotation), while the sum grows;
  * count again and repeat (NEST_REFINE_ROUNDS). A sequence the assignment
  * never made gets a pseudo-count of NEST_REFINE_EPS: unlikely, never
  * impossible, so the times can still insist.
@@ -462,15 +462,18 @@ struct change {
 };
 
 /* Where ci's parent p holds a sequence its kind makes at most this share of
- * the time, the search also tries rotations of three children into ci's
- * callee among three parents: ci to its candidate q, q's child y to y's
- * candidate s, s's child z to p. Three calls whose children were dealt round
- * (each holding the next one's) make three sequences no call makes, and no
- * move or swap of two of them mends one without breaking another. Measured
- * on nine kept rig runs, 54 cells (docs/accuracy.md, "Rotations of three
- * children"): 0.01, 0.05 and 0.2 mend about as many; every parent (no
- * threshold) costs 3-4 times the CPU at 64 in flight for no gain; children
- * of any callee about as many and 3.5 times the CPU. */
+ * the time, the search also passes children into ci's callee along three
+ * parents: ci to its candidate q, q's child y to y's candidate s, and s's
+ * child z to p (a rotation) or nothing (a chain: p keeps one child fewer, s
+ * one more). Three calls whose children were dealt round (each holding the
+ * next one's) make three sequences no call makes, and no move or swap of
+ * two of them mends one without breaking another; nor does one move where
+ * the call that lacks a child can take it only from a call that must then
+ * give up its own. Measured on nine kept rig runs, 54 cells, and the
+ * generated loads (docs/accuracy.md, "Rotations of three children"): for
+ * rotations, thresholds 0.01, 0.05 and 0.2 mend about as many; every parent
+ * (no threshold) costs 3-4 times the CPU at 64 in flight for no gain;
+ * children of any callee about as many and 3.5 times the CPU. */
 #define NEST_REFINE_RARE 0.05
 
 static void best_rotation(struct nest_global *g, struct refine *r, const uint32_t *asg,
@@ -499,6 +502,16 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 					continue;
 				double ds = dq + g->ent[asg[y]].w - g->ent[ey1].w - log_p(r, s->kind, s->seq) +
 				            r->kind[s->kind].lp_max;
+				if (ds > b->gain - BOUND_SLACK && fits(g, r, q, ci, y) &&
+				    fits(g, r, s, y, BB_NONE)) { /* a chain: s keeps its children */
+					double d = ds - r->kind[p->kind].lp_max - r->kind[q->kind].lp_max -
+					           r->kind[s->kind].lp_max +
+					           log_p(r, p->kind, seq_key(g, r, p, ci, BB_NONE)) +
+					           log_p(r, q->kind, seq_key(g, r, q, y, ci)) +
+					           log_p(r, s->kind, seq_key(g, r, s, BB_NONE, y));
+					if (d > b->gain)
+						*b = (struct change){d, e1, y, ey1, BB_NONE, BB_NONE};
+				}
 				for (uint32_t z = s->head; z != BB_NONE; z = r->next[z]) {
 					if (g->ch[z].c != x->c || !(ds + g->ent[asg[z]].w > b->gain - BOUND_SLACK))
 						continue;

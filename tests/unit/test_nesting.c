@@ -1194,9 +1194,9 @@ static char *pool_trace(uint32_t seed, size_t n_inst)
 	return gen_text(l, nl, NULL);
 }
 
-/* The refinement's rotations (nest_refine.c, best_rotation): requests whose
- * M calls were dealt round hold sequences no request makes. Over seven
- * traces of the pool, so that no one trace decides. */
+/* The refinement's rotations and chains (nest_refine.c, best_rotation):
+ * requests whose M calls were dealt round hold sequences no request makes.
+ * Over seven traces of the pool, so that no one trace decides. */
 static void test_pool_rotation(void)
 {
 	size_t n_inst = 800;
@@ -1213,9 +1213,10 @@ static void test_pool_rotation(void)
 		bb_nest_free(orc);
 		free(text);
 	}
-	/* measured: 876 false instances of 5,600 (seeds 1-7: 50, 231, 335, 65,
-	 * 55, 70, 70); 915 without the rotations (70, 254, 314, 73, 67, 67, 70) */
-	if (!(fp <= 895))
+	/* measured: 724 false instances of 5,600 (seeds 1-7: 50, 182, 241, 59,
+	 * 45, 71, 76); 876 with rotations but no chains (50, 231, 335, 65, 55,
+	 * 70, 70); 915 with neither (70, 254, 314, 73, 67, 67, 70) */
+	if (!(fp <= 800))
 		UNIT_FAIL_("false instances: %llu", (unsigned long long)fp);
 }
 
