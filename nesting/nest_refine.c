@@ -502,8 +502,9 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 					continue;
 				double ds = dq + g->ent[asg[y]].w - g->ent[ey1].w - log_p(r, s->kind, s->seq) +
 				            r->kind[s->kind].lp_max;
-				if (ds > b->gain - BOUND_SLACK && fits(g, r, q, ci, y) &&
-				    fits(g, r, s, y, BB_NONE)) { /* a chain: s keeps its children */
+				/* ci, y and z share a callee: only a chain's s, which takes y
+				 * and gives none, can break a "once" capacity (fits) */
+				if (ds > b->gain - BOUND_SLACK && fits(g, r, s, y, BB_NONE)) { /* a chain */
 					double d = ds - r->kind[p->kind].lp_max - r->kind[q->kind].lp_max -
 					           r->kind[s->kind].lp_max +
 					           log_p(r, p->kind, seq_key(g, r, p, ci, BB_NONE)) +
@@ -516,8 +517,7 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 					if (g->ch[z].c != x->c || !(ds + g->ent[asg[z]].w > b->gain - BOUND_SLACK))
 						continue;
 					uint32_t ez1 = entry_to(g, z, p0);
-					if (ez1 == BB_NONE || !fits(g, r, q, ci, y) || !fits(g, r, s, y, z) ||
-					    !fits(g, r, p, z, ci))
+					if (ez1 == BB_NONE)
 						continue;
 					double d = ds + g->ent[asg[z]].w - g->ent[ez1].w -
 					           r->kind[p->kind].lp_max - r->kind[q->kind].lp_max -
