@@ -89,8 +89,8 @@ static void tf_add(struct tokfreq *f, uint64_t t)
 		f->count[k]++;
 }
 
-/* Whether token t is on too many calls to tell requests apart. */
-static int common(const struct bb_nest *n, uint64_t t)
+/* The calls token t is on. */
+static uint32_t tok_calls(const struct bb_nest *n, uint64_t t)
 {
 	const struct tokfreq *f = &n->content.tf;
 	if (!f->cap)
@@ -98,7 +98,14 @@ static int common(const struct bb_nest *n, uint64_t t)
 	size_t k = tok_hash(t) & (f->cap - 1);
 	while (f->count[k] && f->tok[k] != t)
 		k = (k + 1) & (f->cap - 1);
-	return f->count[k] >= COMMON_MIN && (double)f->count[k] > COMMON * (double)f->calls;
+	return f->count[k];
+}
+
+/* Whether token t is on too many calls to tell requests apart. */
+static int common(const struct bb_nest *n, uint64_t t)
+{
+	uint32_t c = tok_calls(n, t);
+	return c >= COMMON_MIN && (double)c > COMMON * (double)n->content.tf.calls;
 }
 
 /* Parses up to 16 hex digits; returns 0 when s is not that. */
@@ -217,6 +224,23 @@ static const uint64_t *tokens(const struct bb_nest *n, const struct call *c, uin
 	*hasctx = (int)(e[0] >> 8 & 1);
 	*ctx = *hasctx ? e[1] : 0;
 	return e + 1 + *hasctx;
+}
+
+/* The tokens of CALL record ridx that are on at most max_calls calls, up to
+ * max of them in out: how many (a request's own identifiers, for the
+ * refinement's siblings, nest_refine.c). */
+uint32_t nest_content_ids(const struct bb_nest *n, uint32_t ridx, uint32_t max_calls,
+                          uint64_t *out, uint32_t max)
+{
+	if (!n->content.rtok || ridx >= n->recs.nrec || n->content.rtok[ridx] == BB_NONE)
+		return 0;
+	const uint64_t *e = &n->content.tpool[n->content.rtok[ridx]];
+	uint32_t nt = (uint32_t)(e[0] & 0xff), k = 0;
+	const uint64_t *t = e + 1 + (e[0] >> 8 & 1);
+	for (uint32_t i = 0; i < nt && k < max; i++)
+		if (tok_calls(n, t[i]) <= max_calls)
+			out[k++] = t[i];
+	return k;
 }
 
 static int has_tok(const uint64_t *t, uint32_t nt, uint64_t v)

@@ -511,6 +511,8 @@ void nest_content_closed(struct bb_nest *n, const struct call *c);
 void nest_content_finish(struct bb_nest *n);
 double nest_content_factor(struct bb_nest *n, const struct call *c, size_t i);
 void nest_content_free(struct bb_nest *n);
+uint32_t nest_content_ids(const struct bb_nest *n, uint32_t ridx, uint32_t max_calls,
+                          uint64_t *out, uint32_t max);
 
 /* nest_global.c */
 void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);

@@ -18,6 +18,7 @@
  *
  *     sum over children of log score(child, parent)
  *   + sum over parents of log P(its children's callees in call order | kind)
+ *   + sib times the pairs of siblings that share a request's identifier (sib)
  *
  * A parent's kind is the node it calls (split by its caller where the
  * callers differ, split_kinds). P is learnt from the assignment itself, as
@@ -38,6 +39,7 @@
 #define NEST_REFINE_SWEEPS 8 /* per round; they stop when nothing moves */
 #define NEST_REFINE_EPS 0.5
 #define NEST_REFINE_KIDS 64  /* children of one parent a sequence looks at */
+#define SIB_TOK 4            /* a child's tokens the siblings' terms look at */
 
 struct rparent {
 	uint32_t kind;      /* index in kinds: k_ab, k_bq or k_b */
@@ -85,6 +87,9 @@ struct refine {
 	struct rcount *cnt;
 	size_t ccap, ncnt;
 	uint64_t *dealt; /* REDEAL_MEMO pairs of parents dealt anew: key, tick */
+	uint64_t *stok;  /* per child: its tokens on at most SIB_CALLS calls (SIB_TOK) */
+	uint8_t *nstok;  /* ... how many */
+	double sib;      /* log ratio of two siblings sharing one (sib_learn), or 0 */
 	uint64_t round0; /* the tick the round's counts were made at */
 };
 
@@ -395,6 +400,46 @@ static struct rparent *parent_of(const struct nest_global *g, const struct refin
 	return &r->par[r->pidx[g->ent[e].par] - 1];
 }
 
+/* Calls of one request repeat its identifiers: a DNS name asked twice (A
+ * and AAAA, or a retry), an order id in two SQL queries, a cache key read
+ * then written. Two children that share a token seen on at most SIB_CALLS
+ * calls of the trace (one request's identifier, not a user's or an item's,
+ * which repeat across requests) are likelier siblings than two children of
+ * different calls: the log ratio sib, learnt each round from the assignment
+ * as content's ratios are (a: how often two siblings with such tokens share
+ * one; b: how often a child and a child of another of its candidates do),
+ * joins the sum for each pair of siblings that share one. At most
+ * SIB_LR_MAX, and 0 (nothing) with fewer than SIB_MIN pairs of either kind
+ * or a <= b. Measured (docs/accuracy.md, "Siblings that share a request's
+ * identifier"): the rig's first app, whose lookups ask a name holding the
+ * request id twice, 384 -> 294 instances wrong of 25,600 on nine kept runs;
+ * tokens on any number of calls took the second app, whose user and item ids
+ * repeat, from 58 to 447 of 32,000. */
+#define SIB_CALLS 8
+#define SIB_OTHERS 4 /* b looks at the children of this many other candidates */
+#define SIB_MIN 30.0
+#define SIB_LR_MAX 1000.0
+
+static int sib_share(const struct refine *r, uint32_t y, uint32_t z)
+{
+	for (uint32_t i = 0; i < r->nstok[y]; i++)
+		for (uint32_t j = 0; j < r->nstok[z]; j++)
+			if (r->stok[(size_t)y * SIB_TOK + i] == r->stok[(size_t)z * SIB_TOK + j])
+				return 1;
+	return 0;
+}
+
+/* sib times the children of x, less y and skip, that share a token with y. */
+static double sib(const struct refine *r, const struct rparent *x, uint32_t y, uint32_t skip)
+{
+	if (r->sib == 0 || !r->nstok[y])
+		return 0;
+	uint32_t k = 0;
+	for (uint32_t z = x->head; z != BB_NONE; z = r->next[z])
+		k += z != y && z != skip && r->nstok[z] && sib_share(r, y, z);
+	return r->sib * k;
+}
+
 /* Whether parent q, less child out (or BB_NONE), has a child into callee c. */
 static int has_callee(const struct nest_global *g, const struct refine *r,
                       const struct rparent *q, uint32_t c, uint32_t out)
@@ -505,10 +550,15 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 					continue;
 				double ds = dq + g->ent[asg[y]].w - g->ent[ey1].w - log_p(r, s->kind, s->seq) +
 				            r->kind[s->kind].lp_max;
+				/* the siblings' terms: at most U; those of ci and y */
+				double U = r->sib * (p->nkids + q->nkids + s->nkids);
+				double dsib = r->sib == 0 ? 0 : sib(r, q, ci, y) - sib(r, p, ci, BB_NONE) -
+				                                   sib(r, q, y, BB_NONE);
 				/* ci, y and z share a callee: only a chain's s, which takes y
 				 * and gives none, can break a "once" capacity (fits) */
-				if (ds > b->gain - BOUND_SLACK && fits(g, r, s, y, BB_NONE)) { /* a chain */
-					double d = ds - r->kind[p->kind].lp_max - r->kind[q->kind].lp_max -
+				if (ds + U > b->gain - BOUND_SLACK && fits(g, r, s, y, BB_NONE)) { /* a chain */
+					double d = ds + dsib + sib(r, s, y, BB_NONE) - r->kind[p->kind].lp_max -
+					           r->kind[q->kind].lp_max -
 					           r->kind[s->kind].lp_max +
 					           log_p(r, p->kind, seq_key(g, r, p, ci, BB_NONE)) +
 					           log_p(r, q->kind, seq_key(g, r, q, y, ci)) +
@@ -517,12 +567,13 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 						*b = (struct change){d, e1, y, ey1, BB_NONE, BB_NONE};
 				}
 				for (uint32_t z = s->head; z != BB_NONE; z = r->next[z]) {
-					if (g->ch[z].c != x->c || !(ds + g->ent[asg[z]].w > b->gain - BOUND_SLACK))
+					if (g->ch[z].c != x->c || !(ds + U + g->ent[asg[z]].w > b->gain - BOUND_SLACK))
 						continue;
 					uint32_t ez1 = entry_to(g, z, p0);
 					if (ez1 == BB_NONE)
 						continue;
-					double d = ds + g->ent[asg[z]].w - g->ent[ez1].w -
+					double d = ds + dsib + sib(r, s, y, z) + sib(r, p, z, ci) -
+					           sib(r, s, z, BB_NONE) + g->ent[asg[z]].w - g->ent[ez1].w -
 					           r->kind[p->kind].lp_max - r->kind[q->kind].lp_max -
 					           r->kind[s->kind].lp_max +
 					           log_p(r, p->kind, seq_key(g, r, p, ci, z)) +
@@ -545,12 +596,14 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 	struct rparent *p = parent_of(g, r, e0);
 	double lp_p = log_p(r, p->kind, p->seq);
 	double lp_p1 = log_p(r, p->kind, seq_key(g, r, p, ci, BB_NONE));
+	double sp = sib(r, p, ci, BB_NONE);
 	for (uint32_t j = 0; j < x->nc; j++) {
 		uint32_t e1 = x->off + j;
 		if (e1 == e0 || isinf(g->ent[e1].w))
 			continue;
 		struct rparent *q = parent_of(g, r, e1);
-		double dt = g->ent[e0].w - g->ent[e1].w; /* the flow's costs */
+		double sq = sib(r, q, ci, BB_NONE);
+		double dt = g->ent[e0].w - g->ent[e1].w + sq - sp; /* the flow's costs, siblings */
 		double lp_q = log_p(r, q->kind, q->seq);
 		/* a log probability is <= 0 and a cost >= 0: the gains below are
 		 * at most these bounds, and a bound under the best gain (with a
@@ -561,14 +614,15 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 			if (d > b.gain)
 				b = (struct change){d, e1, BB_NONE, BB_NONE, BB_NONE, BB_NONE};
 		}
-		double cap = dt - lp_p - lp_q;
+		double cap = dt - lp_p - lp_q + r->sib * p->nkids; /* sib(p, y, ci) at most */
 		for (uint32_t y = q->head; y != BB_NONE; y = r->next[y]) {
 			if (!(cap + g->ent[asg[y]].w > b.gain - BOUND_SLACK))
 				continue;
 			uint32_t ey1 = entry_to(g, y, p0);
 			if (ey1 == BB_NONE || !fits(g, r, q, ci, y) || !fits(g, r, p, y, ci))
 				continue;
-			double ds = dt + g->ent[asg[y]].w - g->ent[ey1].w +
+			double ds = dt + g->ent[asg[y]].w - g->ent[ey1].w - sq + sib(r, q, ci, y) +
+			            sib(r, p, y, ci) - sib(r, q, y, BB_NONE) +
 			            log_p(r, p->kind, seq_key(g, r, p, ci, y)) - lp_p +
 			            log_p(r, q->kind, seq_key(g, r, q, y, ci)) - lp_q;
 			if (ds > b.gain)
@@ -623,11 +677,25 @@ struct deal {
 	unsigned cur;                      /* the current deal: bit set, the child is q's */
 	uint8_t once[REDEAL_KIDS * REDEAL_KIDS][2]; /* pairs that may not share a side */
 	size_t nonce;
+	uint8_t shr[REDEAL_KIDS * REDEAL_KIDS][2];  /* pairs that share a token (sib) */
+	size_t nshr;
+	double sib0;                       /* the siblings' terms of the current deal */
 };
+
+
 
 static int deal_side(const struct deal_kid *k, unsigned mask)
 {
 	return k->free ? (int)((mask >> (k->free - 1)) & 1) : k->side;
+}
+
+/* The siblings' terms of deal mask (sib, above). */
+static double deal_sib(const struct refine *r, const struct deal *D, unsigned mask)
+{
+	uint32_t k = 0;
+	for (size_t i = 0; i < D->nshr; i++)
+		k += deal_side(&D->d[D->shr[i][0]], mask) == deal_side(&D->d[D->shr[i][1]], mask);
+	return r->sib * k;
 }
 
 /* The children of p and q with their entries, costs and "once" pairs; 0 when
@@ -635,7 +703,7 @@ static int deal_side(const struct deal_kid *k, unsigned mask)
 static int deal_make(const struct nest_global *g, const struct refine *r, const uint32_t par[2],
                      const uint32_t *asg, struct deal *D)
 {
-	D->n = D->nfree = D->nonce = 0;
+	D->n = D->nfree = D->nonce = D->nshr = 0;
 	for (int s = 0; s < 2; s++)
 		for (uint32_t y = D->pq[s]->head; y != BB_NONE; y = r->next[y]) {
 			if (D->n == REDEAL_KIDS)
@@ -660,13 +728,21 @@ static int deal_make(const struct nest_global *g, const struct refine *r, const 
 			D->dw[k->free - 1] = g->ent[k->e[k->side]].w - g->ent[k->e[1 - k->side]].w;
 			D->cur |= (unsigned)k->side << (k->free - 1);
 		}
-		for (size_t j = 0; j < i; j++)
-			if ((k->free || D->d[j].free) && g->ch[D->d[j].y].c == g->ch[k->y].c &&
-			    (r->once[k->y] || r->once[D->d[j].y])) {
+		for (size_t j = 0; j < i; j++) {
+			if (!k->free && !D->d[j].free)
+				continue;
+			if (g->ch[D->d[j].y].c == g->ch[k->y].c && (r->once[k->y] || r->once[D->d[j].y])) {
 				D->once[D->nonce][0] = (uint8_t)j;
 				D->once[D->nonce++][1] = (uint8_t)i;
 			}
+			if (r->sib != 0 && r->nstok[k->y] && r->nstok[D->d[j].y] &&
+			    sib_share(r, k->y, D->d[j].y)) {
+				D->shr[D->nshr][0] = (uint8_t)j;
+				D->shr[D->nshr++][1] = (uint8_t)i;
+			}
+		}
 	}
+	D->sib0 = deal_sib(r, D, D->cur);
 	return D->nfree >= 2;
 }
 
@@ -679,7 +755,7 @@ static double deal_gain(const struct nest_global *g, struct refine *r, const str
 	for (size_t k = 0; k < D->nfree; k++)
 		if (((mask ^ D->cur) >> k) & 1)
 			dw += D->dw[k];
-	if (!(dw + lp_bound > best))
+	if (!(dw + lp_bound + r->sib * (double)D->nshr - D->sib0 > best))
 		return -INFINITY;
 	for (size_t i = 0; i < D->nonce; i++)
 		if (deal_side(&D->d[D->once[i][0]], mask) == deal_side(&D->d[D->once[i][1]], mask))
@@ -689,8 +765,8 @@ static double deal_gain(const struct nest_global *g, struct refine *r, const str
 		int s = deal_side(&D->d[i], mask);
 		h[s] = nest_mix64(h[s] ^ ((uint64_t)g->ch[D->d[i].y].c + 1));
 	}
-	return dw + log_p(r, D->pq[0]->kind, h[0]) - D->lp0[0] + log_p(r, D->pq[1]->kind, h[1]) -
-	       D->lp0[1];
+	return dw + deal_sib(r, D, mask) - D->sib0 + log_p(r, D->pq[0]->kind, h[0]) - D->lp0[0] +
+	       log_p(r, D->pq[1]->kind, h[1]) - D->lp0[1];
 }
 
 /* Whether parents pq were dealt anew with these counts since either last
@@ -750,6 +826,39 @@ static void best_redeal(struct nest_global *g, struct refine *r, const uint32_t 
 			}
 		}
 	}
+}
+
+static void sib_learn(const struct nest_global *g, struct refine *r, const uint32_t *asg)
+{
+	double an = 0, ad = 0, bn = 0, bd = 0;
+	r->sib = 0;
+	if (!r->stok)
+		return;
+	for (uint32_t ci = 0; ci < g->nch; ci++) {
+		if (!r->nstok[ci])
+			continue;
+		const struct rparent *p = parent_of(g, r, asg[ci]);
+		for (uint32_t z = p->head; z != BB_NONE; z = r->next[z])
+			if (z != ci && r->nstok[z]) {
+				ad++;
+				an += sib_share(r, ci, z);
+			}
+		for (uint32_t j = 0, m = 0; j < g->ch[ci].nc && m < SIB_OTHERS; j++) {
+			uint32_t e = g->ch[ci].off + j;
+			const struct rparent *q = parent_of(g, r, e);
+			if (q == p || isinf(g->ent[e].w))
+				continue;
+			m++;
+			for (uint32_t z = q->head; z != BB_NONE; z = r->next[z])
+				if (r->nstok[z]) {
+					bd++;
+					bn += sib_share(r, ci, z);
+				}
+		}
+	}
+	double a = (an + 0.5) / (ad + 1), b = (bn + 0.5) / (bd + 1);
+	if (ad >= SIB_MIN && bd >= SIB_MIN && a > b)
+		r->sib = log(a / b < SIB_LR_MAX ? a / b : SIB_LR_MAX);
 }
 
 /* One sweep over the children; returns the number of changes. */
@@ -816,6 +925,13 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 	r->seen = bb_xcalloc(g->nch + 1, sizeof(*r->seen));
 	r->once = bb_xmalloc(g->nch + 1);
 	r->dealt = bb_xcalloc(2 * REDEAL_MEMO, sizeof(*r->dealt));
+	if (n->content.rtok) {
+		r->stok = bb_xmalloc((g->nch + 1) * SIB_TOK * sizeof(*r->stok));
+		r->nstok = bb_xmalloc(g->nch + 1);
+		for (uint32_t ci = 0; ci < g->nch; ci++)
+			r->nstok[ci] = (uint8_t)nest_content_ids(n, g->ch[ci].ridx, SIB_CALLS,
+			                                         &r->stok[(size_t)ci * SIB_TOK], SIB_TOK);
+	}
 	for (uint32_t ci = 0; ci < g->nch; ci++) {
 		uint32_t b = n->recs.rec[g->ch[ci].ridx].op_from & REC_NODE_MAX; /* its caller */
 		r->once[ci] = (uint8_t)nest_once_hard(n, b, g->ch[ci].c);
@@ -1000,6 +1116,7 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 	uint64_t changed = 0;
 	for (int round = 0; round < NEST_REFINE_ROUNDS; round++) {
 		count_seqs(&r, 0);
+		sib_learn(g, &r, asg);
 		memset(r.seen, 0, (g->nch + 1) * sizeof(*r.seen)); /* new counts */
 		r.round0 = ++r.tick;
 		size_t c = 0;
@@ -1017,6 +1134,8 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 		posterior(n, &r, asg);
 	free(r.seen);
 	free(r.dealt);
+	free(r.stok);
+	free(r.nstok);
 	free(r.once);
 	free(r.pidx);
 	free(r.next);
