@@ -210,20 +210,28 @@ void nest_content_record(struct bb_nest *n, const struct bb_rec *rec, uint32_t r
 	n->st.content_calls++;
 }
 
-/* The tokens of call c: their count (0 when none), *ctx and *hasctx. */
-static const uint64_t *tokens(const struct bb_nest *n, const struct call *c, uint32_t *ntok,
-                              uint64_t *ctx, int *hasctx)
+/* The tokens of CALL record ridx (BB_NONE: none): their count (0 when none),
+ * *ctx and *hasctx. */
+static const uint64_t *rec_tokens(const struct bb_nest *n, uint32_t ridx, uint32_t *ntok,
+                                  uint64_t *ctx, int *hasctx)
 {
 	*ntok = 0;
 	*hasctx = 0;
-	if (!n->content.rtok || c->ridx == BB_NONE || c->ridx >= n->recs.nrec ||
-	    n->content.rtok[c->ridx] == BB_NONE)
+	if (!n->content.rtok || ridx == BB_NONE || ridx >= n->recs.nrec ||
+	    n->content.rtok[ridx] == BB_NONE)
 		return NULL;
-	const uint64_t *e = &n->content.tpool[n->content.rtok[c->ridx]];
+	const uint64_t *e = &n->content.tpool[n->content.rtok[ridx]];
 	*ntok = (uint32_t)(e[0] & 0xff);
 	*hasctx = (int)(e[0] >> 8 & 1);
 	*ctx = *hasctx ? e[1] : 0;
 	return e + 1 + *hasctx;
+}
+
+/* The tokens of call c (rec_tokens). */
+static const uint64_t *tokens(const struct bb_nest *n, const struct call *c, uint32_t *ntok,
+                              uint64_t *ctx, int *hasctx)
+{
+	return rec_tokens(n, c->ridx, ntok, ctx, hasctx);
 }
 
 /* The tokens of CALL record ridx that are on at most max_calls calls, up to
@@ -232,11 +240,10 @@ static const uint64_t *tokens(const struct bb_nest *n, const struct call *c, uin
 uint32_t nest_content_ids(const struct bb_nest *n, uint32_t ridx, uint32_t max_calls,
                           uint64_t *out, uint32_t max)
 {
-	if (!n->content.rtok || ridx >= n->recs.nrec || n->content.rtok[ridx] == BB_NONE)
-		return 0;
-	const uint64_t *e = &n->content.tpool[n->content.rtok[ridx]];
-	uint32_t nt = (uint32_t)(e[0] & 0xff), k = 0;
-	const uint64_t *t = e + 1 + (e[0] >> 8 & 1);
+	uint32_t nt, k = 0;
+	uint64_t ctx;
+	int hasctx;
+	const uint64_t *t = rec_tokens(n, ridx, &nt, &ctx, &hasctx);
 	for (uint32_t i = 0; i < nt && k < max; i++)
 		if (tok_calls(n, t[i]) <= max_calls)
 			out[k++] = t[i];

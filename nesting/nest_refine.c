@@ -524,6 +524,13 @@ struct change {
  * children of any callee about as many and 3.5 times the CPU. */
 #define NEST_REFINE_RARE 0.05
 
+/* Whether parent p holds a sequence its kind makes at most NEST_REFINE_RARE
+ * of the time (best_rotation, best_redeal). */
+static int holds_rare(struct refine *r, const struct rparent *p)
+{
+	return log_p(r, p->kind, p->seq) < log(NEST_REFINE_RARE);
+}
+
 static void best_rotation(struct nest_global *g, struct refine *r, const uint32_t *asg,
                           uint32_t ci, struct change *b)
 {
@@ -531,6 +538,7 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 	uint32_t e0 = asg[ci], p0 = g->ent[e0].par;
 	struct rparent *p = parent_of(g, r, e0);
 	double lp_p = log_p(r, p->kind, p->seq);
+	double sp = sib(r, p, ci, BB_NONE);
 	for (uint32_t j = 0; j < x->nc; j++) {
 		uint32_t e1 = x->off + j;
 		if (e1 == e0 || isinf(g->ent[e1].w))
@@ -543,6 +551,8 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 			const struct nest_gchild *xy = &g->ch[y];
 			if (xy->c != x->c)
 				continue;
+			/* the siblings' terms of ci and y; with s's and z's, at most U */
+			double dsib = sib(r, q, ci, y) - sp - sib(r, q, y, BB_NONE);
 			for (uint32_t k = 0; k < xy->nc; k++) {
 				uint32_t ey1 = xy->off + k;
 				struct rparent *s = parent_of(g, r, ey1);
@@ -550,10 +560,7 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 					continue;
 				double ds = dq + g->ent[asg[y]].w - g->ent[ey1].w - log_p(r, s->kind, s->seq) +
 				            r->kind[s->kind].lp_max;
-				/* the siblings' terms: at most U; those of ci and y */
 				double U = r->sib * (p->nkids + q->nkids + s->nkids);
-				double dsib = r->sib == 0 ? 0 : sib(r, q, ci, y) - sib(r, p, ci, BB_NONE) -
-				                                   sib(r, q, y, BB_NONE);
 				/* ci, y and z share a callee: only a chain's s, which takes y
 				 * and gives none, can break a "once" capacity (fits) */
 				if (ds + U > b->gain - BOUND_SLACK && fits(g, r, s, y, BB_NONE)) { /* a chain */
@@ -629,7 +636,7 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 				b = (struct change){ds, e1, y, ey1, BB_NONE, BB_NONE};
 		}
 	}
-	if (lp_p < log(NEST_REFINE_RARE))
+	if (holds_rare(r, p))
 		best_rotation(g, r, asg, ci, &b);
 	return b;
 }
@@ -681,8 +688,6 @@ struct deal {
 	size_t nshr;
 	double sib0;                       /* the siblings' terms of the current deal */
 };
-
-
 
 static int deal_side(const struct deal_kid *k, unsigned mask)
 {
@@ -789,19 +794,20 @@ static void best_redeal(struct nest_global *g, struct refine *r, const uint32_t 
 	const struct nest_gchild *x = &g->ch[ci];
 	uint32_t e0 = asg[ci];
 	struct deal D = {.n = 0};
+	D.pq[0] = parent_of(g, r, e0);
+	D.lp0[0] = log_p(r, D.pq[0]->kind, D.pq[0]->seq);
+	uint32_t par[2] = {g->ent[e0].par, BB_NONE};
 	for (uint32_t j = 0; j < x->nc; j++) {
 		uint32_t e1 = x->off + j;
 		if (e1 == e0 || isinf(g->ent[e1].w))
 			continue;
-		D.pq[0] = parent_of(g, r, e0);
 		D.pq[1] = parent_of(g, r, e1);
 		if (D.pq[0] == D.pq[1] || dealt_before(r, D.pq))
 			continue;
-		uint32_t par[2] = {g->ent[e0].par, g->ent[e1].par};
+		par[1] = g->ent[e1].par;
 		if (!deal_make(g, r, par, asg, &D))
 			continue;
-		for (int s = 0; s < 2; s++)
-			D.lp0[s] = log_p(r, D.pq[s]->kind, D.pq[s]->seq);
+		D.lp0[1] = log_p(r, D.pq[1]->kind, D.pq[1]->seq);
 		/* a bound: the sequences at their kinds' most likely */
 		double lp_bound = r->kind[D.pq[0]->kind].lp_max - D.lp0[0] +
 		                  r->kind[D.pq[1]->kind].lp_max - D.lp0[1];
@@ -872,8 +878,7 @@ static size_t sweep(struct nest_global *g, struct refine *r, uint32_t *asg)
 		struct change c = best_change(g, r, asg, ci);
 		r->seen[ci] = ++r->tick;
 		struct redeal rd = {c.gain, 0, {0}, {0}};
-		if (log_p(r, parent_of(g, r, e0)->kind, parent_of(g, r, e0)->seq) <
-		    log(NEST_REFINE_RARE))
+		if (holds_rare(r, parent_of(g, r, e0)))
 			best_redeal(g, r, asg, ci, &rd);
 		if (rd.n) {
 			for (uint32_t i = 0; i < rd.n; i++)
