@@ -298,17 +298,19 @@ static void make_net(struct bb_nest *n, struct net *k)
 	bd.pccal = bb_xmalloc(bd.cappc * sizeof(uint32_t));
 	bd.ncap = bb_xcalloc(n->nodes.ninto + 1, sizeof(*bd.ncap));
 	bd.ndone = bb_xcalloc(n->nodes.ninto + 1, 1);
+	struct nest_once_memo memo = {.v = {0}};
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		struct nest_gchild *x = &g->ch[ci];
 		/* the parents' node is each candidate's callee: the child's
 		 * caller, or with host aliases a service on it */
 		uint32_t b = n->recs.rec[x->ridx].op_from & REC_NODE_MAX; /* its caller */
-		uint8_t once = !g->cap && nest_once(n, b, x->c);
+		int kind = g->cap ? 0 : nest_once_of(n, &memo, b, x->c);
+		uint8_t once = kind > 0;
 		/* nearly every call into b calls c (at least half as many b->c calls
 		 * as calls into b): "once" is a hard capacity (figure 17's web
 		 * servers, one application call each: 262 instances wrong with it
 		 * soft, 180 hard); a rarer callee may be "twice in a few", soft */
-		int once_hard = once && nest_once_hard(n, b, x->c);
+		int once_hard = kind == 2;
 		for (uint32_t j = 0; j < x->nc; j++) {
 			struct nest_gent *e = &g->ent[x->off + j];
 			uint32_t t = parent_node(n, k, &bd, e);

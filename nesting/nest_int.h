@@ -480,6 +480,15 @@ int nest_once(struct bb_nest *n, uint32_t b, uint32_t c);
  * b->c calls as calls into b): --global holds it as a hard capacity, and the
  * refinement keeps to it too. */
 int nest_once_hard(struct bb_nest *n, uint32_t b, uint32_t c);
+/* Both of (b, c) as 0 (not once), 1 (once, soft) or 2 (once, hard),
+ * remembered in m (zeroed by the caller): they read pass 1's counts alone,
+ * and --global asks for every child of every round. */
+#define NEST_ONCE_MEMO 64
+struct nest_once_memo {
+	uint32_t b[NEST_ONCE_MEMO], c[NEST_ONCE_MEMO];
+	uint8_t v[NEST_ONCE_MEMO]; /* 0 empty, else the answer + 1 */
+};
+int nest_once_of(struct bb_nest *n, struct nest_once_memo *m, uint32_t b, uint32_t c);
 void nest_parallel_nodes(struct bb_nest *n);
 struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct call **cand,
                                 size_t nc);

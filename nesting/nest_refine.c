@@ -937,9 +937,10 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 			r->nstok[ci] = (uint8_t)nest_content_ids(n, g->ch[ci].ridx, SIB_CALLS,
 			                                         &r->stok[(size_t)ci * SIB_TOK], SIB_TOK);
 	}
+	struct nest_once_memo memo = {.v = {0}};
 	for (uint32_t ci = 0; ci < g->nch; ci++) {
 		uint32_t b = n->recs.rec[g->ch[ci].ridx].op_from & REC_NODE_MAX; /* its caller */
-		r->once[ci] = (uint8_t)nest_once_hard(n, b, g->ch[ci].c);
+		r->once[ci] = nest_once_of(n, &memo, b, g->ch[ci].c) == 2;
 	}
 	size_t cappar = 1024;
 	r->par = bb_xmalloc(cappar * sizeof(*r->par));

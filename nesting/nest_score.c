@@ -291,6 +291,18 @@ int nest_once_hard(struct bb_nest *n, uint32_t b, uint32_t c)
 	return e && into && 2 * e->n >= into;
 }
 
+int nest_once_of(struct bb_nest *n, struct nest_once_memo *m, uint32_t b, uint32_t c)
+{
+	size_t k = (b * 31u + c) & (NEST_ONCE_MEMO - 1);
+	if (m->v[k] && m->b[k] == b && m->c[k] == c)
+		return m->v[k] - 1;
+	int r = nest_once(n, b, c) ? 1 + nest_once_hard(n, b, c) : 0;
+	m->b[k] = b;
+	m->c[k] = c;
+	m->v[k] = (uint8_t)(r + 1);
+	return r;
+}
+
 /* The child of par (leaving out skip) that child conflicts with: the only
  * one, NULL when none; *many set when more than one. */
 static struct call *conflicting(struct bb_nest *n, const struct call *par,
