@@ -114,21 +114,34 @@ struct gnode {
 
 /* The flow network: child -> (parent, callee) -> parent -> sink. Every
  * entry gets its (parent, callee) node (slot_c, capacity 1 when the callee
- * is called at most once per call, nest_once) and its parent node (pcpar[slot_c],
- * capacity total_cap of the parent's node, when there is one). */
+ * is called at most once per call, nest_once) and its parent node (its
+ * par, capacity total_cap of the parent's node, when there is one). What
+ * the search reads of a node sits in one struct (a cache line holds four),
+ * and a parent's (parent, callee) nodes are numbered one after another:
+ * the search reaches them at random, and a miss for each array and for
+ * each of a parent's nodes was most of its time. */
+struct pcnode {
+	uint32_t flow, cap;
+	uint32_t head;         /* its first child, or BB_NONE */
+	uint32_t par : 31;     /* its parent node */
+	uint32_t once : 1;     /* a second child costs SOFT_COST (nest_once) */
+};
+struct tnode {
+	uint32_t flow, cap;
+	uint32_t soft; /* children past this cost SOFT_COST */
+	uint32_t off;  /* its (parent, callee) nodes: off up to the next parent's off */
+};
+struct cnode {
+	uint32_t assign; /* its entry (index in ent), or BB_NONE */
+	uint32_t next;   /* the next child of the same (parent, callee) node */
+};
 struct net {
 	size_t nch, npc, npar;
-	uint32_t *pccap, *pcflow, *pcpar; /* per (parent, callee) node */
-	uint32_t *pchead;                 /* its first child, or BB_NONE */
-	uint32_t *tcap, *tflow;           /* per parent node */
-	uint32_t *tsoft;                  /* per parent node: children past this cost SOFT_COST */
-	uint8_t *pconce;                  /* per (parent, callee) node: a second child costs
-	                                     SOFT_COST (nest_once) */
-	uint32_t *toff, *tpc;             /* its (parent, callee) nodes: tpc[toff[t]..toff[t+1]) */
-	uint32_t *assign;                 /* per child: its entry (index in ent), or BB_NONE */
-	uint32_t *cnext;                  /* per child: next child of the same (parent, callee) */
-	struct gnode *nd;                 /* per node: potential and search state */
-	double pen_y, pen_z;              /* same- and generic-child penalty exponents */
+	struct pcnode *pc; /* per (parent, callee) node */
+	struct tnode *t;   /* per parent node, and one past the last (its off: npc) */
+	struct cnode *ch;  /* per child */
+	struct gnode *nd;  /* per node: potential and search state */
+	double pen_y, pen_z; /* same- and generic-child penalty exponents */
 };
 
 /* The cost of the k-th unit on an edge whose penalty exponent is e: the
@@ -162,7 +175,7 @@ static uint32_t soft_cap(const struct bb_nest *n, uint32_t b)
 
 static double parent_unit_cost(const struct net *k, uint32_t t, uint32_t units)
 {
-	return unit_cost(k->pen_z, units) + (units > k->tsoft[t] ? SOFT_COST : 0);
+	return unit_cost(k->pen_z, units) + (units > k->t[t].soft ? SOFT_COST : 0);
 }
 
 /* "At most one child into this callee" (nest_once) is soft too: the counts
@@ -172,13 +185,16 @@ static double parent_unit_cost(const struct net *k, uint32_t t, uint32_t units)
  * onto another request. */
 static double callee_unit_cost(const struct net *k, uint32_t v, uint32_t units)
 {
-	return unit_cost(k->pen_y, units) + (k->pconce[v] && units > 1 ? SOFT_COST : 0);
+	return unit_cost(k->pen_y, units) + (k->pc[v].once && units > 1 ? SOFT_COST : 0);
 }
 
 /* The network while make_net builds it: the arrays' capacities, each CALL
  * record's parent node, and the (parent record, callee) nodes by key. */
 struct net_build {
 	size_t cappc, capt;
+	uint32_t *pccap, *pcpar; /* per (parent, callee) node, in the order made */
+	uint8_t *pconce;
+	uint32_t *tcap, *tsoft; /* per parent node */
 	uint32_t *tslot;  /* per CALL record: its parent node, or BB_NONE */
 	uint32_t *thead;  /* per parent node: its first (parent, callee) node */
 	uint32_t *pcnext; /* per (parent, callee) node: the parent's next one */
@@ -202,14 +218,14 @@ static uint32_t parent_node(struct bb_nest *n, struct net *k, struct net_build *
 	uint32_t tk = pb < n->nodes.ninto && bd->ncap[pb] ? bd->ncap[pb] : NO_CAP;
 	if (k->npar == bd->capt) {
 		bd->capt *= 2;
-		k->tcap = bb_xrealloc(k->tcap, bd->capt * sizeof(uint32_t));
-		k->tsoft = bb_xrealloc(k->tsoft, bd->capt * sizeof(uint32_t));
+		bd->tcap = bb_xrealloc(bd->tcap, bd->capt * sizeof(uint32_t));
+		bd->tsoft = bb_xrealloc(bd->tsoft, bd->capt * sizeof(uint32_t));
 		bd->thead = bb_xrealloc(bd->thead, bd->capt * sizeof(uint32_t));
 	}
 	bd->thead[k->npar] = BB_NONE;
 	bd->tslot[e->par] = (uint32_t)k->npar;
-	k->tsoft[k->npar] = g->cap ? NO_CAP_SOFT : soft_cap(n, pb);
-	k->tcap[k->npar++] = g->cap ? g->cap(n, e->par, NEST_ANY) : tk;
+	bd->tsoft[k->npar] = g->cap ? NO_CAP_SOFT : soft_cap(n, pb);
+	bd->tcap[k->npar++] = g->cap ? g->cap(n, e->par, NEST_ANY) : tk;
 	return bd->tslot[e->par];
 }
 
@@ -226,16 +242,16 @@ static uint32_t callee_node(struct bb_nest *n, struct net *k, struct net_build *
 			return v;
 	if (k->npc == bd->cappc) {
 		bd->cappc *= 2;
-		k->pccap = bb_xrealloc(k->pccap, bd->cappc * sizeof(uint32_t));
-		k->pconce = bb_xrealloc(k->pconce, bd->cappc);
-		k->pcpar = bb_xrealloc(k->pcpar, bd->cappc * sizeof(uint32_t));
+		bd->pccap = bb_xrealloc(bd->pccap, bd->cappc * sizeof(uint32_t));
+		bd->pconce = bb_xrealloc(bd->pconce, bd->cappc);
+		bd->pcpar = bb_xrealloc(bd->pcpar, bd->cappc * sizeof(uint32_t));
 		bd->pcnext = bb_xrealloc(bd->pcnext, bd->cappc * sizeof(uint32_t));
 		bd->pccal = bb_xrealloc(bd->pccal, bd->cappc * sizeof(uint32_t));
 	}
 	uint32_t v = (uint32_t)k->npc++;
-	k->pccap[v] = g->cap ? g->cap(n, e->par, x->c) : once_hard ? 1 : NO_CAP;
-	k->pconce[v] = once && !once_hard;
-	k->pcpar[v] = t;
+	bd->pccap[v] = g->cap ? g->cap(n, e->par, x->c) : once_hard ? 1 : NO_CAP;
+	bd->pconce[v] = once && !once_hard;
+	bd->pcpar[v] = t;
 	bd->pccal[v] = x->c;
 	bd->pcnext[v] = bd->thead[t];
 	bd->thead[t] = v;
@@ -243,25 +259,37 @@ static uint32_t callee_node(struct bb_nest *n, struct net *k, struct net_build *
 }
 
 /* The network's arrays once its nodes are known: each parent's (parent,
- * callee) nodes, the flows, and each entry's cost. */
-static void net_arrays(struct bb_nest *n, struct net *k)
+ * callee) nodes numbered together, in the order they were made (the
+ * search meets them in the same order: the same ties, the same flow), the
+ * entries pointed at the new numbers, the flows, and each entry's cost. */
+static void net_arrays(struct bb_nest *n, struct net *k, const struct net_build *bd)
 {
 	struct nest_global *g = &n->solve.glob;
-	k->toff = bb_xcalloc(k->npar + 2, sizeof(uint32_t));
+	uint32_t *off = bb_xcalloc(k->npar + 2, sizeof(uint32_t));
 	for (size_t v = 0; v < k->npc; v++)
-		k->toff[k->pcpar[v] + 2]++;
+		off[bd->pcpar[v] + 2]++;
 	for (size_t t = 0; t < k->npar; t++)
-		k->toff[t + 2] += k->toff[t + 1];
-	k->tpc = bb_xmalloc((k->npc + 1) * sizeof(uint32_t));
-	for (size_t v = 0; v < k->npc; v++)
-		k->tpc[k->toff[k->pcpar[v] + 1]++] = (uint32_t)v;
-	k->pcflow = bb_xcalloc(k->npc + 1, sizeof(uint32_t));
-	k->pchead = bb_xmalloc((k->npc + 1) * sizeof(uint32_t));
-	for (size_t v = 0; v < k->npc; v++)
-		k->pchead[v] = BB_NONE;
-	k->tflow = bb_xcalloc(k->npar + 1, sizeof(uint32_t));
-	k->assign = bb_xmalloc((k->nch + 1) * sizeof(uint32_t));
-	k->cnext = bb_xmalloc((k->nch + 1) * sizeof(uint32_t));
+		off[t + 2] += off[t + 1];
+	uint32_t *num = bb_xmalloc((k->npc + 1) * sizeof(uint32_t)); /* old number -> new */
+	k->pc = bb_xmalloc((k->npc + 1) * sizeof(*k->pc));
+	for (size_t v = 0; v < k->npc; v++) {
+		uint32_t q = off[bd->pcpar[v] + 1]++;
+		num[v] = q;
+		k->pc[q].flow = 0;
+		k->pc[q].cap = bd->pccap[v];
+		k->pc[q].head = BB_NONE;
+		k->pc[q].par = bd->pcpar[v];
+		k->pc[q].once = bd->pconce[v];
+	}
+	k->t = bb_xmalloc((k->npar + 1) * sizeof(*k->t));
+	for (size_t t = 0; t <= k->npar; t++) {
+		k->t[t].flow = 0;
+		k->t[t].cap = t < k->npar ? bd->tcap[t] : 0;
+		k->t[t].soft = t < k->npar ? bd->tsoft[t] : 0;
+		k->t[t].off = off[t];
+	}
+	free(off);
+	k->ch = bb_xmalloc((k->nch + 1) * sizeof(*k->ch));
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		const struct nest_gchild *x = &g->ch[ci];
 		float wmax = -INFINITY;
@@ -270,10 +298,14 @@ static void net_arrays(struct bb_nest *n, struct net *k)
 				wmax = g->ent[x->off + j].w;
 		/* each entry's cost: the child's best log score less its own (inf:
 		 * no edge; every cost inf: no candidate scores) */
-		for (uint32_t j = 0; j < x->nc; j++)
-			g->ent[x->off + j].w = isinf(wmax) ? INFINITY : wmax - g->ent[x->off + j].w;
-		k->assign[ci] = BB_NONE;
+		for (uint32_t j = 0; j < x->nc; j++) {
+			struct nest_gent *e = &g->ent[x->off + j];
+			e->w = isinf(wmax) ? INFINITY : wmax - e->w;
+			e->slot_c = num[e->slot_c];
+		}
+		k->ch[ci].assign = BB_NONE;
 	}
+	free(num);
 	k->nd = bb_xcalloc(k->nch + k->npc + k->npar + 2, sizeof(*k->nd));
 	k->pen_y = n->cfg.p.penalty_y;
 	k->pen_z = n->cfg.p.penalty_z;
@@ -285,11 +317,11 @@ static void make_net(struct bb_nest *n, struct net *k)
 	struct net_build bd = {.cappc = 1024, .capt = 1024};
 	k->nch = g->nch;
 	k->npc = k->npar = 0;
-	k->pccap = bb_xmalloc(bd.cappc * sizeof(uint32_t));
-	k->pconce = bb_xmalloc(bd.cappc);
-	k->pcpar = bb_xmalloc(bd.cappc * sizeof(uint32_t));
-	k->tcap = bb_xmalloc(bd.capt * sizeof(uint32_t));
-	k->tsoft = bb_xmalloc(bd.capt * sizeof(uint32_t));
+	bd.pccap = bb_xmalloc(bd.cappc * sizeof(uint32_t));
+	bd.pconce = bb_xmalloc(bd.cappc);
+	bd.pcpar = bb_xmalloc(bd.cappc * sizeof(uint32_t));
+	bd.tcap = bb_xmalloc(bd.capt * sizeof(uint32_t));
+	bd.tsoft = bb_xmalloc(bd.capt * sizeof(uint32_t));
 	bd.tslot = bb_xmalloc(n->recs.nrec * sizeof(*bd.tslot));
 	for (size_t i = 0; i < n->recs.nrec; i++)
 		bd.tslot[i] = BB_NONE;
@@ -323,23 +355,19 @@ static void make_net(struct bb_nest *n, struct net *k)
 	free(bd.tslot);
 	free(bd.ncap);
 	free(bd.ndone);
-	net_arrays(n, k);
+	net_arrays(n, k, &bd);
+	free(bd.pccap);
+	free(bd.pconce);
+	free(bd.pcpar);
+	free(bd.tcap);
+	free(bd.tsoft);
 }
 
 static void free_net(struct net *k)
 {
-	free(k->pccap);
-	free(k->pcflow);
-	free(k->pcpar);
-	free(k->pchead);
-	free(k->tcap);
-	free(k->tflow);
-	free(k->tsoft);
-	free(k->pconce);
-	free(k->toff);
-	free(k->tpc);
-	free(k->assign);
-	free(k->cnext);
+	free(k->pc);
+	free(k->t);
+	free(k->ch);
 	free(k->nd);
 }
 
@@ -418,10 +446,10 @@ static void relax(struct search *s, struct gnode *nd, uint32_t u, uint32_t v, ui
 
 static void unlink_child(struct net *k, uint32_t v, uint32_t ci)
 {
-	uint32_t *pp = &k->pchead[v];
+	uint32_t *pp = &k->pc[v].head;
 	while (*pp != ci)
-		pp = &k->cnext[*pp];
-	*pp = k->cnext[ci];
+		pp = &k->ch[*pp].next;
+	*pp = k->ch[ci].next;
 }
 
 /* Adds child ci to the flow along a shortest path; returns 0 when no
@@ -459,7 +487,7 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 			const struct nest_gchild *x = &g->ch[u];
 			for (uint32_t j = 0; j < x->nc; j++) {
 				uint32_t e = x->off + j;
-				if (isinf(g->ent[e].w) || e == k->assign[u])
+				if (isinf(g->ent[e].w) || e == k->ch[u].assign)
 					continue;
 				uint32_t v = (uint32_t)PC0 + g->ent[e].slot_c;
 				double rc = g->ent[e].w + k->nd[u].pot - k->nd[v].pot;
@@ -467,28 +495,28 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 			}
 		} else if (u < T0) {
 			uint32_t v = (uint32_t)(u - PC0);
-			uint32_t t = (uint32_t)T0 + k->pcpar[v];
-			if (k->pcflow[v] < k->pccap[v]) {
-				double rc = callee_unit_cost(k, v, k->pcflow[v] + 1) +
+			const struct pcnode *pv = &k->pc[v];
+			uint32_t t = (uint32_t)T0 + pv->par;
+			if (pv->flow < pv->cap) {
+				double rc = callee_unit_cost(k, v, pv->flow + 1) +
 				            k->nd[u].pot - k->nd[t].pot;
 				relax(s, k->nd, u, t, BB_NONE, du + (rc > 0 ? rc : 0));
 			}
-			for (uint32_t c = k->pchead[v]; c != BB_NONE; c = k->cnext[c]) {
-				double rc = -g->ent[k->assign[c]].w + k->nd[u].pot - k->nd[c].pot;
+			for (uint32_t c = pv->head; c != BB_NONE; c = k->ch[c].next) {
+				double rc = -g->ent[k->ch[c].assign].w + k->nd[u].pot - k->nd[c].pot;
 				relax(s, k->nd, u, c, BB_NONE, du + (rc > 0 ? rc : 0));
 			}
 		} else {
 			uint32_t t = (uint32_t)(u - T0);
-			if (k->tflow[t] < k->tcap[t]) {
-				double rc = parent_unit_cost(k, t, k->tflow[t] + 1) + k->nd[u].pot -
+			if (k->t[t].flow < k->t[t].cap) {
+				double rc = parent_unit_cost(k, t, k->t[t].flow + 1) + k->nd[u].pot -
 				            k->nd[SINK].pot;
 				relax(s, k->nd, u, (uint32_t)SINK, BB_NONE, du + (rc > 0 ? rc : 0));
 			}
-			for (uint32_t q = k->toff[t]; q < k->toff[t + 1]; q++) {
-				uint32_t v = k->tpc[q];
-				if (k->pcflow[v] == 0)
+			for (uint32_t v = k->t[t].off; v < k->t[t + 1].off; v++) {
+				if (k->pc[v].flow == 0)
 					continue;
-				double rc = -callee_unit_cost(k, v, k->pcflow[v]) + k->nd[u].pot -
+				double rc = -callee_unit_cost(k, v, k->pc[v].flow) + k->nd[u].pot -
 				            k->nd[PC0 + v].pot;
 				relax(s, k->nd, u, (uint32_t)(PC0 + v), BB_NONE,
 				      du + (rc > 0 ? rc : 0));
@@ -503,22 +531,21 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 		for (size_t i = np - 1; i > 0; i--) {
 			uint32_t u = s->path[i], v = s->path[i - 1];
 			if (v == SINK) {
-				k->tflow[u - T0]++;
+				k->t[u - T0].flow++;
 			} else if (v >= T0) {
-				k->pcflow[u - PC0]++; /* (parent, callee) -> parent */
+				k->pc[u - PC0].flow++; /* (parent, callee) -> parent */
 			} else if (v >= PC0) {
 				if (u >= T0) {
-					k->pcflow[v -
-					          PC0]--; /* parent -> (parent, callee), backward */
+					k->pc[v - PC0].flow--; /* parent -> (parent, callee), backward */
 				} else {
-					k->assign[u] = k->nd[v].via; /* child -> (parent, callee) */
-					k->cnext[u] = k->pchead[v - PC0];
-					k->pchead[v - PC0] = u;
+					k->ch[u].assign = k->nd[v].via; /* child -> (parent, callee) */
+					k->ch[u].next = k->pc[v - PC0].head;
+					k->pc[v - PC0].head = u;
 				}
 			} else {
 				unlink_child(k, u - (uint32_t)PC0,
 				             v); /* (parent, callee) -> child, backward */
-				k->assign[v] = BB_NONE;
+				k->ch[v].assign = BB_NONE;
 			}
 		}
 	}
@@ -613,25 +640,22 @@ static void prefetch_child(const struct nest_global *g, const struct net *k,
 		__builtin_prefetch(&g->ent[x->off + x->nc - 1]);
 		__builtin_prefetch(&k->nd[ord[oi + PF_AHEAD / 2].i]);
 		__builtin_prefetch(&force[ord[oi + PF_AHEAD / 2].i]);
+		__builtin_prefetch(&k->ch[ord[oi + PF_AHEAD / 2].i]);
 	}
 	if (oi + PF_AHEAD / 4 < g->nch) {
 		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 4].i];
 		for (uint32_t j = 0; j < x->nc; j++) {
 			uint32_t v = g->ent[x->off + j].slot_c;
 			__builtin_prefetch(&k->nd[k->nch + v]);
-			__builtin_prefetch(&k->pcflow[v]);
-			__builtin_prefetch(&k->pccap[v]);
-			__builtin_prefetch(&k->pcpar[v]);
+			__builtin_prefetch(&k->pc[v]);
 		}
 	}
 	if (oi + PF_AHEAD / 8 < g->nch) { /* their parent nodes */
 		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 8].i];
 		for (uint32_t j = 0; j < x->nc; j++) {
-			uint32_t t = k->pcpar[g->ent[x->off + j].slot_c];
+			uint32_t t = k->pc[g->ent[x->off + j].slot_c].par;
 			__builtin_prefetch(&k->nd[k->nch + k->npc + t]);
-			__builtin_prefetch(&k->tflow[t]);
-			__builtin_prefetch(&k->tcap[t]);
-			__builtin_prefetch(&k->toff[t]);
+			__builtin_prefetch(&k->t[t]);
 		}
 	}
 }
@@ -696,7 +720,7 @@ void nest_global_solve(struct bb_nest *n)
 	n->st.global_over = over;
 
 	for (size_t ci = 0; ci < g->nch; ci++)
-		force[ci] = force[ci] != BB_NONE ? force[ci] : k.assign[ci];
+		force[ci] = force[ci] != BB_NONE ? force[ci] : k.ch[ci].assign;
 	free(ord);
 	free(s.touched);
 	free(s.path);
