@@ -52,9 +52,11 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 	size_t first = g->nent;
 	if (g->ek)
 		nest_queue_ranks(n, c, cand, nc, &g->ek[first]);
+	struct nest_edge_look look;
+	nest_edge_look(n, c, &look);
 	for (size_t i = 0; i < nc; i++) {
 		struct nest_gent *e = &g->ent[g->nent++];
-		double s = nest_base_score(n, cand[i], c) * nest_content_factor(n, c, i);
+		double s = nest_base_score(n, cand[i], c, &look) * nest_content_factor(n, c, i);
 		if (s > 0) {
 			sum += s;
 			best = s > best ? s : best;

@@ -474,7 +474,18 @@ void nest_triple_norms(struct bb_nest *n);
 void nest_smooth(struct bb_nest *n);
 void nest_bin_weights(struct bb_nest *n);
 void nest_penalty_tables(struct bb_nest *n);
-double nest_base_score(struct bb_nest *n, struct call *par, const struct call *child);
+/* What scoring a child reads of its edge alone, looked up once for all its
+ * candidates: the per-edge histogram (pool; NULL without the per-edge
+ * scoreboard), the return-side one (rpool, on first need: rlooked), and
+ * whether the edge is scored from its anchors (seq: nest_seq_edge, once
+ * the gaps are ready). */
+struct nest_edge_look {
+	struct triple *pool, *rpool;
+	int rlooked, seq;
+};
+void nest_edge_look(struct bb_nest *n, const struct call *child, struct nest_edge_look *x);
+double nest_base_score(struct bb_nest *n, struct call *par, const struct call *child,
+                       struct nest_edge_look *x);
 int nest_once(struct bb_nest *n, uint32_t b, uint32_t c);
 /* nest_once, and nearly every call into b calls c (at least half as many
  * b->c calls as calls into b): --global holds it as a hard capacity, and the

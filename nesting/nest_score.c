@@ -180,31 +180,42 @@ void nest_bin_weights(struct bb_nest *n)
 	}
 }
 
-static double return_factor(struct bb_nest *n, const struct call *par, const struct call *child);
+static double return_factor(struct bb_nest *n, const struct call *par, const struct call *child,
+                            struct nest_edge_look *x);
+
+void nest_edge_look(struct bb_nest *n, const struct call *child, struct nest_edge_look *x)
+{
+	x->pool = n->cfg.p.scoreboard == BB_NEST_SB_EDGE
+	              ? nest_triple(n, NEST_ANY, child->from, child->to, 0)
+	              : NULL;
+	x->rpool = NULL;
+	x->rlooked = 0;
+	x->seq = n->gaps.ready && nest_seq_edge(n, child);
+}
 
 /* The score of par as child's parent: raw score from the scoreboard (times
  * the return-side factor when there are return-side histograms), scaled by
  * the overlapping-, same- and generic-child penalties over the children
- * already given to par, leaving out `skip` (a child about to move). pool:
- * the per-edge histogram of child's edge when the caller has it, or NULL. */
+ * already given to par, leaving out `skip` (a child about to move). x:
+ * child's edge looked up (nest_edge_look). */
 static double parent_score(struct bb_nest *n, struct call *par, const struct call *child,
-                           const struct call *skip, struct triple *pool)
+                           const struct call *skip, struct nest_edge_look *x)
 {
 	const struct bb_nest_params *p = &n->cfg.p;
 	uint32_t a = pool_key(n, par, child);
 	struct triple *t = p->scoreboard != BB_NEST_SB_EDGE
 	                       ? nest_triple(n, par->from, child->from, child->to, 0)
-	                   : pool && a == NEST_ANY ? pool
-	                                           : nest_triple(n, a, child->from, child->to, 0);
+	                   : a == NEST_ANY ? x->pool
+	                                   : nest_triple(n, a, child->from, child->to, 0);
 	double s;
-	if (n->gaps.ready && nest_seq_edge(n, child)) {
+	if (x->seq) {
 		s = nest_seq_score(n, par, child);
 	} else {
 		uint32_t bk = nest_sb_bin(n, nest_sub(child->call_ts, par->call_ts));
 		s = t ? t->h[bk] * n->board.binw[bk] * t->norm : 0;
 	}
 	if (s > 0 && n->board.rsb.n)
-		s *= return_factor(n, par, child);
+		s *= return_factor(n, par, child, x);
 	int seq_node = !(par->to < n->nodes.ninto && n->nodes.into[par->to].parallel);
 	if (s > 0 && n->phase.gstage && n->gaps.soff && seq_node)
 		s *= penalty_of(n, 0, nest_seq_overlaps(n, par, child), p->penalty_x);
@@ -226,9 +237,10 @@ static double parent_score(struct bb_nest *n, struct call *par, const struct cal
 
 /* The score of par as child's parent before penalties (par has no children
  * yet: --global collects before any are given). */
-double nest_base_score(struct bb_nest *n, struct call *par, const struct call *child)
+double nest_base_score(struct bb_nest *n, struct call *par, const struct call *child,
+                       struct nest_edge_look *x)
 {
-	return parent_score(n, par, child, NULL, NULL);
+	return parent_score(n, par, child, NULL, x);
 }
 
 /* --reassign: whether a call into b has at most one child into c, as far
@@ -340,7 +352,9 @@ static double make_room(struct bb_nest *n, struct call *par, struct call *out,
                         struct call **cand, size_t nc, struct call **to)
 {
 	int64_t skew = n->cfg.p.skew_window_ns;
-	double here = parent_score(n, par, out, out, NULL), best = 0;
+	struct nest_edge_look x;
+	nest_edge_look(n, out, &x);
+	double here = parent_score(n, par, out, out, &x), best = 0;
 	if (here <= 0)
 		return 0;
 	for (size_t i = 0; i < nc; i++) {
@@ -350,7 +364,7 @@ static double make_room(struct bb_nest *n, struct call *par, struct call *out,
 		    (!q->open && q->ret_ts + skew < out->ret_ts) ||
 		    conflicting(n, q, NULL, out, &many) || under(q, out))
 			continue;
-		double r = parent_score(n, q, out, NULL, NULL) / here;
+		double r = parent_score(n, q, out, NULL, &x) / here;
 		if (r > best) {
 			best = r;
 			*to = q;
@@ -383,9 +397,8 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 {
 	struct call *best = NULL, *bout = NULL, *bto = NULL;
 	double best_score = -1, sum = 0;
-	struct triple *pool = n->cfg.p.scoreboard == BB_NEST_SB_EDGE
-	                          ? nest_triple(n, NEST_ANY, child->from, child->to, 0)
-	                          : NULL;
+	struct nest_edge_look x;
+	nest_edge_look(n, child, &x);
 	if (n->calls.capcscore < nc) {
 		n->calls.capcscore = n->calls.capcand > nc ? n->calls.capcand : nc;
 		n->calls.cscore =
@@ -393,7 +406,7 @@ struct call *nest_choose_parent(struct bb_nest *n, struct call *child, struct ca
 	}
 	for (size_t i = 0; i < nc; i++) {
 		struct call *par = cand[i], *out = NULL, *to = NULL;
-		double s = parent_score(n, par, child, NULL, pool) * nest_content_factor(n, child, i);
+		double s = parent_score(n, par, child, NULL, &x) * nest_content_factor(n, child, i);
 		n->calls.cscore[i] = s;
 		int many = 0;
 		if (s > 0 && n->cfg.p.reassign && (out = conflicting(n, par, NULL, child, &many))) {
@@ -467,12 +480,18 @@ void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand
 }
 
 /* The return-side factor of par as child's parent. */
-static double return_factor(struct bb_nest *n, const struct call *par, const struct call *child)
+static double return_factor(struct bb_nest *n, const struct call *par, const struct call *child,
+                            struct nest_edge_look *x)
 {
 	if (par->end_ts == BB_NO_TIME)
 		return 0;
-	uint32_t a = n->cfg.p.scoreboard == BB_NEST_SB_EDGE ? pool_key(n, par, child) : par->from;
-	struct triple *t = nest_rsb(n, a, child->from, child->to, 0);
+	int edge = n->cfg.p.scoreboard == BB_NEST_SB_EDGE;
+	uint32_t a = edge ? pool_key(n, par, child) : par->from;
+	if (edge && a == NEST_ANY && !x->rlooked) { /* once per child, when asked */
+		x->rpool = nest_rsb(n, a, child->from, child->to, 0);
+		x->rlooked = 1;
+	}
+	struct triple *t = edge && a == NEST_ANY ? x->rpool : nest_rsb(n, a, child->from, child->to, 0);
 	if (!t)
 		return 0;
 	uint32_t bk = nest_sb_bin(n, nest_sub(par->end_ts, child->ret_ts));
