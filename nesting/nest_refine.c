@@ -71,11 +71,20 @@ struct rcount {
 	double lp; /* log_p, from the last count */
 };
 
+/* What the search reads of a child as it walks a parent's children, in one
+ * place: the next child of the same parent, and the flow's cost of its
+ * entry in the assignment (g->ent[asg[ci]].w, kept by do_move), which
+ * bounds most of the changes before the sequences are looked at. */
+struct rkid {
+	uint32_t next;
+	float w;
+};
+
 struct refine {
 	struct rparent *par;
 	size_t npar;
 	uint32_t *pidx; /* per CALL record: its parent index + 1, 0 none */
-	uint32_t *next; /* per child: next child of the same parent */
+	struct rkid *kid; /* per child */
 	uint64_t *seen; /* per child: the tick it was last looked at, with these counts */
 	uint8_t *once;  /* per child: its parent may have no other child into its callee
 	                   (the flow's hard capacity, nest_once_hard) */
@@ -361,7 +370,7 @@ static uint64_t seq_key(const struct nest_global *g, const struct refine *r,
 {
 	uint32_t kid[NEST_REFINE_KIDS];
 	size_t nk = 0;
-	for (uint32_t y = p->head; y != BB_NONE && nk < NEST_REFINE_KIDS - 1; y = r->next[y])
+	for (uint32_t y = p->head; y != BB_NONE && nk < NEST_REFINE_KIDS - 1; y = r->kid[y].next)
 		if (y != drop)
 			kid[nk++] = y;
 	if (add != BB_NONE)
@@ -383,14 +392,14 @@ static void unlink_kid(struct refine *r, struct rparent *p, uint32_t ci)
 {
 	uint32_t *pp = &p->head;
 	while (*pp != ci)
-		pp = &r->next[*pp];
-	*pp = r->next[ci];
+		pp = &r->kid[*pp].next;
+	*pp = r->kid[ci].next;
 	p->nkids--;
 }
 
 static void link_kid(struct refine *r, struct rparent *p, uint32_t ci)
 {
-	r->next[ci] = p->head;
+	r->kid[ci].next = p->head;
 	p->head = ci;
 	p->nkids++;
 }
@@ -435,7 +444,7 @@ static double sib(const struct refine *r, const struct rparent *x, uint32_t y, u
 	if (r->sib == 0 || !r->nstok[y])
 		return 0;
 	uint32_t k = 0;
-	for (uint32_t z = x->head; z != BB_NONE; z = r->next[z])
+	for (uint32_t z = x->head; z != BB_NONE; z = r->kid[z].next)
 		k += z != y && z != skip && r->nstok[z] && sib_share(r, y, z);
 	return r->sib * k;
 }
@@ -444,7 +453,7 @@ static double sib(const struct refine *r, const struct rparent *x, uint32_t y, u
 static int has_callee(const struct nest_global *g, const struct refine *r,
                       const struct rparent *q, uint32_t c, uint32_t out)
 {
-	for (uint32_t y = q->head; y != BB_NONE; y = r->next[y])
+	for (uint32_t y = q->head; y != BB_NONE; y = r->kid[y].next)
 		if (y != out && g->ch[y].c == c)
 			return 1;
 	return 0;
@@ -473,6 +482,7 @@ static void do_move(struct nest_global *g, struct refine *r, uint32_t *asg, uint
 	link_kid(r, q, ci);
 	p->changed = q->changed = ++r->tick;
 	asg[ci] = e1;
+	r->kid[ci].w = g->ent[e1].w;
 }
 
 /* Has anything child ci's best change depends on changed since it was
@@ -547,7 +557,7 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 		/* the bounds below: a kind's sequence has at most its lp_max */
 		double dq = g->ent[e0].w - g->ent[e1].w - lp_p + r->kind[p->kind].lp_max -
 		            log_p(r, q->kind, q->seq) + r->kind[q->kind].lp_max;
-		for (uint32_t y = q->head; y != BB_NONE; y = r->next[y]) {
+		for (uint32_t y = q->head; y != BB_NONE; y = r->kid[y].next) {
 			const struct nest_gchild *xy = &g->ch[y];
 			if (xy->c != x->c)
 				continue;
@@ -558,7 +568,7 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 				struct rparent *s = parent_of(g, r, ey1);
 				if (ey1 == asg[y] || s == p || s == q || isinf(g->ent[ey1].w))
 					continue;
-				double ds = dq + g->ent[asg[y]].w - g->ent[ey1].w - log_p(r, s->kind, s->seq) +
+				double ds = dq + r->kid[y].w - g->ent[ey1].w - log_p(r, s->kind, s->seq) +
 				            r->kind[s->kind].lp_max;
 				double U = r->sib * (p->nkids + q->nkids + s->nkids);
 				/* ci, y and z share a callee: only a chain's s, which takes y
@@ -573,14 +583,14 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 					if (d > b->gain)
 						*b = (struct change){d, e1, y, ey1, BB_NONE, BB_NONE};
 				}
-				for (uint32_t z = s->head; z != BB_NONE; z = r->next[z]) {
-					if (g->ch[z].c != x->c || !(ds + U + g->ent[asg[z]].w > b->gain - BOUND_SLACK))
+				for (uint32_t z = s->head; z != BB_NONE; z = r->kid[z].next) {
+					if (g->ch[z].c != x->c || !(ds + U + r->kid[z].w > b->gain - BOUND_SLACK))
 						continue;
 					uint32_t ez1 = entry_to(g, z, p0);
 					if (ez1 == BB_NONE)
 						continue;
 					double d = ds + dsib + sib(r, s, y, z) + sib(r, p, z, ci) -
-					           sib(r, s, z, BB_NONE) + g->ent[asg[z]].w - g->ent[ez1].w -
+					           sib(r, s, z, BB_NONE) + r->kid[z].w - g->ent[ez1].w -
 					           r->kind[p->kind].lp_max - r->kind[q->kind].lp_max -
 					           r->kind[s->kind].lp_max +
 					           log_p(r, p->kind, seq_key(g, r, p, ci, z)) +
@@ -622,13 +632,13 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 				b = (struct change){d, e1, BB_NONE, BB_NONE, BB_NONE, BB_NONE};
 		}
 		double cap = dt - lp_p - lp_q + r->sib * p->nkids; /* sib(p, y, ci) at most */
-		for (uint32_t y = q->head; y != BB_NONE; y = r->next[y]) {
-			if (!(cap + g->ent[asg[y]].w > b.gain - BOUND_SLACK))
+		for (uint32_t y = q->head; y != BB_NONE; y = r->kid[y].next) {
+			if (!(cap + r->kid[y].w > b.gain - BOUND_SLACK))
 				continue;
 			uint32_t ey1 = entry_to(g, y, p0);
 			if (ey1 == BB_NONE || !fits(g, r, q, ci, y) || !fits(g, r, p, y, ci))
 				continue;
-			double ds = dt + g->ent[asg[y]].w - g->ent[ey1].w - sq + sib(r, q, ci, y) +
+			double ds = dt + r->kid[y].w - g->ent[ey1].w - sq + sib(r, q, ci, y) +
 			            sib(r, p, y, ci) - sib(r, q, y, BB_NONE) +
 			            log_p(r, p->kind, seq_key(g, r, p, ci, y)) - lp_p +
 			            log_p(r, q->kind, seq_key(g, r, q, y, ci)) - lp_q;
@@ -710,7 +720,7 @@ static int deal_make(const struct nest_global *g, const struct refine *r, const 
 {
 	D->n = D->nfree = D->nonce = D->nshr = 0;
 	for (int s = 0; s < 2; s++)
-		for (uint32_t y = D->pq[s]->head; y != BB_NONE; y = r->next[y]) {
+		for (uint32_t y = D->pq[s]->head; y != BB_NONE; y = r->kid[y].next) {
 			if (D->n == REDEAL_KIDS)
 				return 0;
 			struct deal_kid k = {y, {BB_NONE, BB_NONE}, s, 0};
@@ -844,7 +854,7 @@ static void sib_learn(const struct nest_global *g, struct refine *r, const uint3
 		if (!r->nstok[ci])
 			continue;
 		const struct rparent *p = parent_of(g, r, asg[ci]);
-		for (uint32_t z = p->head; z != BB_NONE; z = r->next[z])
+		for (uint32_t z = p->head; z != BB_NONE; z = r->kid[z].next)
 			if (z != ci && r->nstok[z]) {
 				ad++;
 				an += sib_share(r, ci, z);
@@ -855,7 +865,7 @@ static void sib_learn(const struct nest_global *g, struct refine *r, const uint3
 			if (q == p || isinf(g->ent[e].w))
 				continue;
 			m++;
-			for (uint32_t z = q->head; z != BB_NONE; z = r->next[z])
+			for (uint32_t z = q->head; z != BB_NONE; z = r->kid[z].next)
 				if (r->nstok[z]) {
 					bd++;
 					bn += sib_share(r, ci, z);
@@ -926,7 +936,7 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 {
 	struct nest_global *g = &n->solve.glob;
 	r->pidx = bb_xcalloc(n->recs.nrec ? n->recs.nrec : 1, sizeof(*r->pidx));
-	r->next = bb_xmalloc((g->nch + 1) * sizeof(*r->next));
+	r->kid = bb_xmalloc((g->nch + 1) * sizeof(*r->kid));
 	r->seen = bb_xcalloc(g->nch + 1, sizeof(*r->seen));
 	r->once = bb_xmalloc(g->nch + 1);
 	r->dealt = bb_xcalloc(2 * REDEAL_MEMO, sizeof(*r->dealt));
@@ -970,8 +980,10 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 		r->pidx[par] = (uint32_t)++r->npar;
 	}
 	count_labels(n, r);
-	for (uint32_t ci = 0; ci < g->nch; ci++)
+	for (uint32_t ci = 0; ci < g->nch; ci++) {
 		link_kid(r, parent_of(g, r, asg[ci]), ci);
+		r->kid[ci].w = g->ent[asg[ci]].w;
+	}
 	for (size_t p = 0; p < r->npar; p++)
 		r->par[p].seq = seq_key(g, r, &r->par[p], BB_NONE, BB_NONE);
 }
@@ -1047,12 +1059,12 @@ static void post_changes(struct nest_global *g, struct refine *r, const uint32_t
 			          dt + lp_p1 - lp_p + log_p(r, q->kind, seq_key(g, r, q, BB_NONE, ci)) -
 			              lp_q,
 			          t1, g->ent[e1].par, BB_NONE);
-		for (uint32_t y = q->head; y != BB_NONE; y = r->next[y]) {
+		for (uint32_t y = q->head; y != BB_NONE; y = r->kid[y].next) {
 			uint32_t ey1 = entry_to(g, y, p0);
 			if (ey1 == BB_NONE || !fits(g, r, q, ci, y) || !fits(g, r, p, y, ci))
 				continue;
 			palt_push(b,
-			          dt + g->ent[asg[y]].w - g->ent[ey1].w +
+			          dt + r->kid[y].w - g->ent[ey1].w +
 			              log_p(r, p->kind, seq_key(g, r, p, ci, y)) - lp_p +
 			              log_p(r, q->kind, seq_key(g, r, q, y, ci)) - lp_q,
 			          0, g->ent[e1].par, g->ch[y].ridx);
@@ -1144,7 +1156,7 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 	free(r.nstok);
 	free(r.once);
 	free(r.pidx);
-	free(r.next);
+	free(r.kid);
 	free(r.par);
 	free(r.kind);
 	free(r.kidx);
