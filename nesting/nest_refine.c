@@ -209,6 +209,27 @@ static uint32_t kind_of(struct bb_nest *n, struct refine *r, uint32_t a, uint32_
 	return (uint32_t)r->nkind++;
 }
 
+/* kind_of through a small table of the last answers (build asks two or
+ * three times per parent, and a trace has few kinds). */
+#define KIND_MEMO 64
+struct kind_memo {
+	uint32_t a[KIND_MEMO], b[KIND_MEMO], q[KIND_MEMO], k[KIND_MEMO]; /* k: kind + 1, 0 empty */
+};
+
+static uint32_t kind_memo(struct bb_nest *n, struct refine *r, struct kind_memo *m, uint32_t a,
+                          uint32_t b, uint32_t q)
+{
+	size_t h = (a * 0x9e3779b1u ^ b * 0x85ebca6bu ^ q * 0xc2b2ae35u) >> 26;
+	if (m->k[h] && m->a[h] == a && m->b[h] == b && m->q[h] == q)
+		return m->k[h] - 1;
+	uint32_t k = kind_of(n, r, a, b, q);
+	m->a[h] = a;
+	m->b[h] = b;
+	m->q[h] = q;
+	m->k[h] = k + 1;
+	return k;
+}
+
 /* How many calls of the kind made sequence seq in the last count. */
 static double count_of(struct refine *r, uint32_t kind, uint64_t seq)
 {
@@ -954,6 +975,7 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 	}
 	size_t cappar = 1024;
 	r->par = bb_xmalloc(cappar * sizeof(*r->par));
+	struct kind_memo km = {.k = {0}};
 	for (size_t e = 0; e < g->nent; e++) {
 		uint32_t par = g->ent[e].par;
 		if (e + REFINE_AHEAD < g->nent) { /* the parents come in no order of memory */
@@ -968,10 +990,10 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 		}
 		struct rparent *x = &r->par[r->npar];
 		uint32_t a = n->recs.rec[par].op_from & REC_NODE_MAX, b = n->recs.rec[par].arg;
-		x->k_ab = kind_of(n, r, a, b, NEST_ANY);
-		x->k_b = kind_of(n, r, NEST_ANY, b, NEST_ANY);
+		x->k_ab = kind_memo(n, r, &km, a, b, NEST_ANY);
+		x->k_b = kind_memo(n, r, &km, NEST_ANY, b, NEST_ANY);
 		uint32_t q = n->recs.rreq ? n->recs.rreq[par] : BB_NONE;
-		x->k_bq = q != BB_NONE ? kind_of(n, r, NEST_ANY, b, q) : x->k_b;
+		x->k_bq = q != BB_NONE ? kind_memo(n, r, &km, NEST_ANY, b, q) : x->k_b;
 		x->kind = x->k_b;
 		x->nkids = 0;
 		x->seq = 0;
