@@ -43,6 +43,9 @@ static void usage(FILE *out)
 	        "  -g, --smooth SIGMA        Gaussian smoothing of the scoreboard, in bins\n"
 	        "      --score KIND          compare 'density' (mass per unit delay, default)\n"
 	        "                            or the paper's raw bin 'mass'\n"
+	        "      --density-mass M      a bin's density from the narrowest window of\n"
+	        "                            bins around it holding M children's mass\n"
+	        "                            (default 3; 0: each bin alone)\n"
 	        "      --scoreboard KIND     delay histograms per 'edge' B->C, per 'caller'\n"
 	        "                            A->B->C scaled by A->B's calls, or per A->B->C as in\n"
 	        "                            the 'paper'; 'auto' (default): edge, or paper with\n"
@@ -255,6 +258,7 @@ enum {
 	OPT_NO_BINS,
 	OPT_BIN_BASE,
 	OPT_SCORE,
+	OPT_DENSITY_MASS,
 	OPT_SCOREBOARD,
 	OPT_TIMEOUT,
 	OPT_ORACLE,
@@ -290,6 +294,7 @@ static const struct option longopts[] = {
 	{"bin-range", required_argument, NULL, 'b'},
 	{"bin-base", required_argument, NULL, OPT_BIN_BASE},
 	{"score", required_argument, NULL, OPT_SCORE},
+	{"density-mass", required_argument, NULL, OPT_DENSITY_MASS},
 	{"scoreboard", required_argument, NULL, OPT_SCOREBOARD},
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"oracle", no_argument, NULL, OPT_ORACLE},
@@ -400,6 +405,11 @@ static int algorithm_option(int c, const char *arg, struct bb_nest_params *p)
 		if (parse_num(arg, &d) != 0)
 			return bb_usage_error(prog, "--bin-base: bad number '%s'", arg);
 		p->bin_base = d;
+		return 0;
+	case OPT_DENSITY_MASS:
+		if (parse_num(arg, &d) != 0)
+			return bb_usage_error(prog, "--density-mass: bad number '%s'", arg);
+		p->density_mass = d;
 		return 0;
 	case OPT_SCORE:
 		if ((w = word_of(arg, scores)) < 0)

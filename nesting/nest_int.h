@@ -472,6 +472,9 @@ void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand
 void nest_sure_child(struct bb_nest *n, struct call *c, struct call **cand, size_t nc);
 void nest_triple_norms(struct bb_nest *n);
 void nest_smooth(struct bb_nest *n);
+/* The histograms nest_densities turns into nearest-neighbour densities. */
+enum nest_dens { NEST_DENS_CALL, NEST_DENS_RETURN, NEST_DENS_SEQ };
+void nest_densities(struct bb_nest *n, enum nest_dens which);
 void nest_bin_weights(struct bb_nest *n);
 void nest_penalty_tables(struct bb_nest *n);
 /* What scoring a child reads of its edge alone, looked up once for all its

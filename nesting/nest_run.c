@@ -17,6 +17,7 @@ void bb_nest_params_init(struct bb_nest_params *p)
 	p->open_timeout_ns = INT64_C(3600) * BB_NS_PER_S;
 	p->rank = BB_NEST_RANK_LATENCY;
 	p->score_density = 1;
+	p->density_mass = 3;
 	p->scoreboard = BB_NEST_SB_AUTO;
 	p->bins_in_output = 1;
 	p->memory_bytes = BB_NEST_MEMORY_DEFAULT;
@@ -42,6 +43,10 @@ int bb_nest_params_check(const struct bb_nest_params *p, struct bb_err *err)
 	}
 	if (!(p->smooth_sigma >= 0) || p->smooth_sigma > 1000) {
 		bb_err_set(err, "smoothing sigma must be in [0, 1000] bins");
+		return BB_ERR_ARG;
+	}
+	if (!(p->density_mass >= 0) || p->density_mass > 1e9) {
+		bb_err_set(err, "density mass must be in [0, 1e9]");
 		return BB_ERR_ARG;
 	}
 	if (!(p->penalty_x >= 0) || !(p->penalty_y >= 0) || !(p->penalty_z >= 0) ||
@@ -226,6 +231,7 @@ static int pass1(struct bb_nest *n, struct bb_tsrc *src, struct bb_reader_opts *
 	if (rc >= 0 && n->cfg.mode == BB_NEST_INFER) {
 		nest_triple_norms(n);
 		nest_smooth(n);
+		nest_densities(n, NEST_DENS_CALL);
 		nest_parallel_nodes(n);
 		nest_alias_roots(n);
 	}
@@ -310,6 +316,7 @@ static void replay_stages(struct bb_nest *n, int bound)
 		n->phase.rstage = 1;
 		nest_replay(n);
 		n->phase.rstage = 0;
+		nest_densities(n, NEST_DENS_RETURN);
 		n->st.return_scored = 1;
 	}
 	if (n->cfg.mode == BB_NEST_INFER && n->cfg.p.global && !n->cfg.p.sequence && !bound &&
@@ -418,6 +425,7 @@ static struct bb_vval *params_vval(const struct bb_nest *n)
 	bb_vval_set_int(o, "bins", n->cfg.bins.n);
 	bb_vval_set_num(o, "smooth_sigma", p->smooth_sigma);
 	bb_vval_set_str(o, "score", p->score_density ? "density" : "mass");
+	bb_vval_set_num(o, "density_mass", p->score_density ? p->density_mass : 0);
 	static const char *const sb[] = {"auto", "edge", "caller", "paper"};
 	bb_vval_set_str(o, "scoreboard", (unsigned)p->scoreboard < 4 ? sb[p->scoreboard] : "?");
 	struct bb_vval *pen = bb_vval_set(o, "penalty", bb_vval_array());

@@ -366,6 +366,7 @@ int nest_seq_from_assignment(struct bb_nest *n)
 		if ((tf->c & (NEST_SEQ_FIRST | NEST_SEQ_NEXT)) == NEST_SEQ_FIRST)
 			tf->seq = seq_likelier(n, tf);
 	}
+	nest_densities(n, NEST_DENS_SEQ);
 	n->st.triples = keep;
 	n->gaps.ready = 1;
 	return moved;

@@ -41,6 +41,11 @@ struct bb_nest_params {
 	int64_t bin_max_ns;      /* below min and at or above max: one bin each */
 	double bin_base;         /* ratio between bin edges, 1.05 */
 	double smooth_sigma;     /* Gaussian smoothing of each histogram, in bins; 0 = off */
+	double density_mass;     /* with density scores: each bin's density from the
+	                            narrowest window of bins around it that holds this
+	                            much mass (children), a nearest-neighbour estimate
+	                            (default 3; 0: each bin alone; docs/nesting.md,
+	                            "Densities") */
 	double penalty_x;        /* overlapping-child penalty exponent */
 	double penalty_y;        /* same-child penalty exponent */
 	double penalty_z;        /* generic-child penalty exponent */
@@ -88,7 +93,7 @@ struct bb_nest_params {
 #define BB_NEST_ORACLE_WINDOW_NS INT64_C(100000000)
 
 /* Fills p with the defaults: bins 1 us .. 2 h in steps of 1.05, no smoothing,
- * penalties 2,0,0, density scores, scoreboard AUTO, no skew window, 1 h open-call timeout,
+ * penalties 2,0,0, density scores over windows of 3 children's mass, scoreboard AUTO, no skew window, 1 h open-call timeout,
  * rank by latency. */
 void bb_nest_params_init(struct bb_nest_params *p);
 
@@ -170,7 +175,7 @@ void bb_nest_set_instances(struct bb_nest *n, bb_nest_instance_fn fn, void *ctx)
 
 void bb_nest_get_stats(const struct bb_nest *n, struct bb_nest_stats *st);
 
-/* The scoreboard value of (a, b, c, delta) after pass 1 (and smoothing), for
+/* The scoreboard value of (a, b, c, delta) after pass 1 (smoothing, densities), for
  * tests; node names. 0 when the triple is unknown. */
 double bb_nest_score(const struct bb_nest *n, const char *a, const char *b, const char *c,
                      int64_t delta_ns);
