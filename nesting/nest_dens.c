@@ -1,14 +1,25 @@
 /* nest_dens.c - nearest-neighbour densities of the delay histograms */
 /* SPDX-License-Identifier: MIT */
+#include <math.h>
 #include <stdlib.h>
 
 #include "nesting/nest_int.h"
+
+/* The support: a delay with no mass within this factor of it either way
+ * (47 bins of 1.05) stays impossible, as with the bins alone; only where
+ * there is mass near does a window take its density from further. With
+ * densities everywhere, a call's auth server took a PostgreSQL call on two
+ * of the rig's runs at low load: the histogram of auth -> pg, all of it
+ * coincidental overlaps, then had density at every delay (docs/accuracy.md,
+ * "Densities from the nearest neighbours"). */
+#define NEST_DENS_REACH 10.0
 
 /* One histogram half h (bins.n values) as nearest-neighbour densities: each
  * bin's mass becomes what the narrowest window of bins centred on it that
  * holds at least m of mass puts on the bin's width (window mass / window
  * width x bin width), so h[k] x binw[k] reads as that density. A bin that
- * holds m alone keeps its mass. P and W are scratch of bins.n + 1 values.
+ * holds m alone keeps its mass; one with no mass within reach bins either
+ * side keeps its zero. P and W are scratch of bins.n + 1 values.
  *
  * Why: the scoreboard's bins are log-spaced, 50 ns wide at 1 us and 30 us
  * at 600 us, and a density is mass / width. A quarter of one child's mass
@@ -20,7 +31,7 @@
  * choices. The estimate needs no shape; where the mass is dense it is the
  * bin's own. */
 static void dens_half(const struct bb_nest *n, double *h, const double *bw, double m,
-                      double *P, double *W)
+                      uint32_t reach, double *P, double *W)
 {
 	uint32_t nb = n->cfg.bins.n;
 	P[0] = W[0] = 0;
@@ -35,6 +46,9 @@ static void dens_half(const struct bb_nest *n, double *h, const double *bw, doub
 	for (uint32_t k = 0; k < nb; k++) {
 		if (h[k] >= m)
 			continue;
+		uint32_t a0 = k > reach ? k - reach : 0, b0 = reach >= nb - k ? nb : k + reach + 1;
+		if (!(P[b0] - P[a0] > 0))
+			continue; /* no mass near: stays impossible */
 		uint32_t lo = 0, hi = nb; /* the least radius r with mass >= m */
 		while (lo < hi) {
 			uint32_t r = lo + (hi - lo) / 2;
@@ -61,6 +75,8 @@ void nest_densities(struct bb_nest *n, enum nest_dens which)
 	if (!n->cfg.p.score_density || !(m > 0))
 		return;
 	uint32_t nb = n->cfg.bins.n;
+	double r = floor(log(NEST_DENS_REACH) / log(n->cfg.bins.base));
+	uint32_t reach = r < (double)nb ? (uint32_t)r : nb;
 	double *P = bb_xmalloc(2 * ((size_t)nb + 1) * sizeof(*P)), *W = P + nb + 1;
 	struct triple *t = which == NEST_DENS_RETURN ? n->board.rsb.t : n->board.tri;
 	size_t nt = which == NEST_DENS_RETURN ? n->board.rsb.n : n->board.ntri;
@@ -70,7 +86,7 @@ void nest_densities(struct bb_nest *n, enum nest_dens which)
 			continue;
 		for (int half = 0; half < 2; half++)
 			dens_half(n, t[i].h + (size_t)half * nb, n->board.binw + (size_t)half * nb, m,
-			          P, W);
+			          reach, P, W);
 	}
 	free(P);
 }
