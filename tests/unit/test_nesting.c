@@ -1553,7 +1553,8 @@ static void densities_trace(char *buf, size_t cap)
  * 2 us is 700 times denser than the true peak of ten and a half children
  * at 30 ms. With the nearest-neighbour densities (--density-mass 3) the
  * stray bin's window reaches the peak and its density falls far below the
- * peak's, which holds its mass alone and keeps it. */
+ * peak's, which holds its mass alone and keeps it; a delay with no mass
+ * within a factor of 10 either way stays impossible (NEST_DENS_REACH). */
 static void test_densities(void)
 {
 	char t[4096];
@@ -1573,6 +1574,14 @@ static void test_densities(void)
 			CHECK(stray / w2us > 100 * (peak / w30ms));
 		else
 			CHECK(stray / w2us < peak / w30ms / 10);
+		/* the support: an empty bin within a factor of 10 of mass takes a
+		 * density from its window (10 ms, 3 times under the peak), one
+		 * further from all mass keeps its zero (100 us: 50 times over the
+		 * stray bin, 300 times under the peak; 1 s) */
+		double near = bb_nest_score(n, "A", "B", "C", 10 * MS);
+		CHECK(raw ? near == 0 : near > 0);
+		CHECK(bb_nest_score(n, "A", "B", "C", 100000) == 0);
+		CHECK(bb_nest_score(n, "A", "B", "C", 1000 * MS) == 0);
 		bb_nest_free(n);
 	}
 	struct bb_nest_params p;
