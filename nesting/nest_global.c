@@ -723,6 +723,7 @@ void nest_global_solve(struct bb_nest *n)
 
 	for (size_t ci = 0; ci < g->nch; ci++)
 		force[ci] = force[ci] != BB_NONE ? force[ci] : k.ch[ci].assign;
+	nest_heap_sample(n); /* the flow's network at its largest */
 	free(ord);
 	free(s.touched);
 	free(s.path);

@@ -835,8 +835,10 @@ void nest_recs_free(struct nest_recs *r, int keep_reqs)
 
 /* Samples the heap in use (glibc's mallinfo2: arena bytes in use plus
  * mmapped blocks), keeping the largest: the paper's "data space allocated".
- * It is process-wide, so it counts the reader and output too. */
-static void heap_sample(struct bb_nest *n)
+ * It is process-wide, so it counts the reader and output too. Called at the
+ * end of each pass, every 65,536 records, and where --global's flow and
+ * refinement hold the most (nest_global.c, nest_refine.c). */
+void nest_heap_sample(struct bb_nest *n)
 {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
 	struct mallinfo2 mi = mallinfo2();
@@ -889,14 +891,14 @@ int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err)
 			rec_push(n, rec.ts_ns, REC_MSG, 0, 0);
 		}
 		if ((k & 0xffff) == 0) {
-			heap_sample(n);
+			nest_heap_sample(n);
 		}
 	}
 	if (rc < 0) {
 		discard(n); /* the run is void, but frees cleanly */
 		return rc;
 	}
-	heap_sample(n);
+	nest_heap_sample(n);
 	finish(n);
 	struct bb_reader_stats rs;
 	bb_reader_stats(r, &rs);
@@ -968,7 +970,7 @@ void nest_replay(struct bb_nest *n)
 			on_close(n, c, ts);
 		}
 	}
-	heap_sample(n);
+	nest_heap_sample(n);
 	finish(n);
 	n->phase.replay = 0;
 }

@@ -1172,6 +1172,7 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 	}
 	if (n->solve.last_round || settled(n, asg))
 		posterior(n, &r, asg);
+	nest_heap_sample(n); /* the refinement's tables, and the intervals' changes */
 	free(r.seen);
 	free(r.dealt);
 	free(r.stok);
