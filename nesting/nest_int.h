@@ -457,6 +457,8 @@ void nest_recs_trim(struct bb_nest *n);
 void nest_recs_free(struct nest_recs *r, int keep_reqs);
 uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri);
 void nest_alias_roots(struct bb_nest *n);
+
+/* nest_heap.c */
 void nest_heap_sample(struct bb_nest *n);
 
 /* nest_board.c: the scoreboard's tables. Their lookups are inline, below (they

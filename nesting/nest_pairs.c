@@ -2,9 +2,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "nesting/nest_int.h"
 
@@ -831,23 +828,6 @@ void nest_recs_free(struct nest_recs *r, int keep_reqs)
 	r->rreq = NULL;
 	r->paths = NULL;
 	r->nrec = r->caprec = 0;
-}
-
-/* Samples the heap in use (glibc's mallinfo2: arena bytes in use plus
- * mmapped blocks), keeping the largest: the paper's "data space allocated".
- * It is process-wide, so it counts the reader and output too. Called at the
- * end of each pass, every 65,536 records, and where --global's flow and
- * refinement hold the most (nest_global.c, nest_refine.c). */
-void nest_heap_sample(struct bb_nest *n)
-{
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-	struct mallinfo2 mi = mallinfo2();
-	size_t used = mi.uordblks + mi.hblkhd;
-	if (used > n->phase.heap_peak)
-		n->phase.heap_peak = used;
-#else
-	(void)n;
-#endif
 }
 
 int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err)
