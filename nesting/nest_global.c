@@ -309,7 +309,7 @@ static void net_arrays(struct bb_nest *n, struct net *k, const struct net_build 
 		k->ch[ci].assign = BB_NONE;
 	}
 	free(num);
-	k->nd = bb_xcalloc(k->nch + k->npc + k->npar + 2, sizeof(*k->nd));
+	k->nd = NULL; /* nest_global_solve's, once the children are in order */
 	k->pen_y = n->cfg.p.penalty_y;
 	k->pen_z = n->cfg.p.penalty_z;
 }
@@ -729,6 +729,8 @@ void nest_global_solve(struct bb_nest *n)
 	}
 	if (g->nch)
 		sort_order(ord, g->nch);
+	/* after the sort's copies are freed: the peak is the larger of the two */
+	k.nd = bb_xcalloc(k.nch + k.npc + k.npar + 2, sizeof(*k.nd));
 	for (size_t oi = 0; oi < g->nch; oi++) {
 		size_t ci = ord[oi].i;
 		prefetch_child(g, &k, ord, force, oi);
