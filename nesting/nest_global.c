@@ -699,6 +699,9 @@ void nest_global_solve(struct bb_nest *n)
 {
 	struct nest_global *g = &n->solve.glob;
 	struct net k;
+	/* the queue offsets are in the costs now (nest_queue_weigh) */
+	free(g->ek);
+	g->ek = NULL;
 	make_net(n, &k);
 	struct search s = {0};
 	search_grow(&s);
