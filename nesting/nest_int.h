@@ -360,6 +360,7 @@ struct nest_gaps {
 	int ready;                /* the sequence histograms are learnt */
 	uint32_t *spar;           /* sequence stage, --global: per CALL record, its parent's */
 	int64_t *sret, *scall;    /* ... and its return and call times */
+	int scall_recs;           /* scall is the records' call times (nest_seq_times) */
 	uint32_t *soff, *skid;    /* ... each parent record's children: skid[soff[p]..soff[p+1]) */
 	double *qlog;             /* --global: per node, the queue offsets' log factors
 	                             (nest_queue.c), or NULL */
@@ -519,6 +520,8 @@ void nest_seq_stage_begin(struct bb_nest *n);
 void nest_seq_stage_end(struct bb_nest *n);
 void nest_seq_free(struct bb_nest *n);
 void nest_seq_times(struct bb_nest *n);
+void nest_seq_times_drop(struct bb_nest *n);
+void nest_seq_times_again(struct bb_nest *n);
 int nest_seq_from_global(struct bb_nest *n);
 uint32_t *nest_seq_parents(const struct bb_nest *n);
 int nest_seq_had_child(const struct bb_nest *n, uint32_t p, uint32_t c);

@@ -289,7 +289,9 @@ static void global_rounds(struct bb_nest *n)
 		n->st.global_rounds++;
 		if (!n->solve.glob.full) {
 			nest_queue_weigh(n);
+			nest_seq_times_drop(n);
 			nest_global_solve(n);
+			nest_seq_times_again(n);
 			n->st.global_used = 1;
 		} else if (moved) {
 			n->solve.gpar = nest_seq_parents(n); /* the last round's stand */
