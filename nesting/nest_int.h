@@ -455,6 +455,8 @@ void nest_calls_free(struct nest_calls *cs);
 void nest_nodes_init(struct nest_nodes *d);
 void nest_nodes_free(struct nest_nodes *d);
 void nest_recs_trim(struct bb_nest *n);
+void nest_rret_drop(struct bb_nest *n);
+void nest_rret_again(struct bb_nest *n);
 void nest_recs_free(struct nest_recs *r, int keep_reqs);
 uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri);
 void nest_alias_roots(struct bb_nest *n);

@@ -289,8 +289,13 @@ static void global_rounds(struct bb_nest *n)
 		n->st.global_rounds++;
 		if (!n->solve.glob.full) {
 			nest_queue_weigh(n);
+			int rret = n->recs.rret != NULL;
 			nest_seq_times_drop(n);
+			if (rret)
+				nest_rret_drop(n);
 			nest_global_solve(n);
+			if (rret)
+				nest_rret_again(n);
 			nest_seq_times_again(n);
 			n->st.global_used = 1;
 		} else if (moved) {
