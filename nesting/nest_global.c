@@ -63,7 +63,6 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 		}
 		e->par = cand[i]->ridx;
 		e->w = s > 0 ? (float)log(s) : -INFINITY;
-		e->slot_c = BB_NONE;
 	}
 	/* ambiguous: even the best candidate has under NEST_AMB_SHARE of the
 	 * scores (the assignment may pick another, which is less sure still) */
@@ -142,6 +141,7 @@ struct net {
 	size_t nch, npc, npar;
 	struct pcnode *pc; /* per (parent, callee) node */
 	struct tnode *t;   /* per parent node, and one past the last (its off: npc) */
+	uint32_t *trec;    /* per parent node: its CALL record (the entries' par) */
 	struct cnode *ch;  /* per child */
 	struct gnode *nd;  /* per node: potential and search state */
 	double pen_y, pen_z; /* same- and generic-child penalty exponents */
@@ -197,7 +197,7 @@ struct net_build {
 	size_t cappc, capt;
 	uint32_t *pccap, *pcpar; /* per (parent, callee) node, in the order made */
 	uint8_t *pconce;
-	uint32_t *tcap, *tsoft; /* per parent node */
+	uint32_t *tcap, *tsoft, *trec; /* per parent node */
 	uint32_t *tslot;  /* per CALL record: its parent node, or BB_NONE */
 	uint32_t *thead;  /* per parent node: its first (parent, callee) node */
 	uint32_t *pcnext; /* per (parent, callee) node: the parent's next one */
@@ -224,8 +224,10 @@ static uint32_t parent_node(struct bb_nest *n, struct net *k, struct net_build *
 		bd->tcap = bb_xrealloc(bd->tcap, bd->capt * sizeof(uint32_t));
 		bd->tsoft = bb_xrealloc(bd->tsoft, bd->capt * sizeof(uint32_t));
 		bd->thead = bb_xrealloc(bd->thead, bd->capt * sizeof(uint32_t));
+		bd->trec = bb_xrealloc(bd->trec, bd->capt * sizeof(uint32_t));
 	}
 	bd->thead[k->npar] = BB_NONE;
+	bd->trec[k->npar] = e->par;
 	bd->tslot[e->par] = (uint32_t)k->npar;
 	bd->tsoft[k->npar] = g->cap ? NO_CAP_SOFT : soft_cap(n, pb);
 	bd->tcap[k->npar++] = g->cap ? g->cap(n, e->par, NEST_ANY) : tk;
@@ -329,6 +331,7 @@ static void make_net(struct bb_nest *n, struct net *k)
 	for (size_t i = 0; i < n->recs.nrec; i++)
 		bd.tslot[i] = BB_NONE;
 	bd.thead = bb_xmalloc(bd.capt * sizeof(uint32_t));
+	bd.trec = bb_xmalloc(bd.capt * sizeof(uint32_t));
 	bd.pcnext = bb_xmalloc(bd.cappc * sizeof(uint32_t));
 	bd.pccal = bb_xmalloc(bd.cappc * sizeof(uint32_t));
 	bd.ncap = bb_xcalloc(n->nodes.ninto + 1, sizeof(*bd.ncap));
@@ -359,6 +362,7 @@ static void make_net(struct bb_nest *n, struct net *k)
 	free(bd.ncap);
 	free(bd.ndone);
 	net_arrays(n, k, &bd);
+	k->trec = bb_xrealloc(bd.trec, (k->npar + 1) * sizeof(uint32_t));
 	free(bd.pccap);
 	free(bd.pconce);
 	free(bd.pcpar);
@@ -368,6 +372,7 @@ static void make_net(struct bb_nest *n, struct net *k)
 
 static void free_net(struct net *k)
 {
+	free(k->trec);
 	free(k->pc);
 	free(k->t);
 	free(k->ch);
@@ -755,6 +760,8 @@ void nest_global_solve(struct bb_nest *n)
 	free(s.st);
 	free(s.path);
 	free(s.heap.a);
+	for (size_t e = 0; e < g->nent; e++) /* the entries' parents again */
+		g->ent[e].par = k.trec[k.pc[g->ent[e].slot_c].par];
 	free_net(&k); /* before the refinement: the peak is the larger of the two */
 	if (!g->cap) /* not for --bound: its true counts decide the sets */
 		n->st.global_refined += nest_refine(n, force);

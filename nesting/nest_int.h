@@ -159,8 +159,11 @@ struct pairc {
 /* ---- --global (nest_global.c) ----------------------------------------------- */
 
 struct nest_gent {    /* a candidate parent of a child */
-	uint32_t par;     /* its CALL record */
-	uint32_t slot_c;  /* its (parent, callee) node (whose parent node is pcpar's) */
+	union {           /* 8 bytes an entry, not 12 */
+		uint32_t par;    /* its CALL record */
+		uint32_t slot_c; /* while the flow runs (nest_global_solve): its (parent,
+		                    callee) node, whose parent node holds par */
+	};
 	float w;          /* log score (-inf: none); then the cost, best - this */
 };
 struct nest_gchild {
