@@ -661,20 +661,20 @@ static void sort_order(struct gorder *ord, size_t m)
 #define PF_AHEAD 16
 
 static void prefetch_child(const struct nest_global *g, const struct net *k,
-                           const struct gorder *ord, const uint32_t *force, size_t oi)
+                           const uint32_t *ord, const uint32_t *force, size_t oi)
 {
 	if (oi + PF_AHEAD < g->nch)
-		__builtin_prefetch(&g->ch[ord[oi + PF_AHEAD].i]);
+		__builtin_prefetch(&g->ch[ord[oi + PF_AHEAD]]);
 	if (oi + PF_AHEAD / 2 < g->nch) {
-		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 2].i];
+		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 2]];
 		__builtin_prefetch(&g->ent[x->off]);
 		__builtin_prefetch(&g->ent[x->off + x->nc - 1]);
-		__builtin_prefetch(&k->nd[ord[oi + PF_AHEAD / 2].i]);
-		__builtin_prefetch(&force[ord[oi + PF_AHEAD / 2].i]);
-		__builtin_prefetch(&k->ch[ord[oi + PF_AHEAD / 2].i]);
+		__builtin_prefetch(&k->nd[ord[oi + PF_AHEAD / 2]]);
+		__builtin_prefetch(&force[ord[oi + PF_AHEAD / 2]]);
+		__builtin_prefetch(&k->ch[ord[oi + PF_AHEAD / 2]]);
 	}
 	if (oi + PF_AHEAD / 4 < g->nch) {
-		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 4].i];
+		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 4]];
 		for (uint32_t j = 0; j < x->nc; j++) {
 			uint32_t v = g->ent[x->off + j].slot_c;
 			__builtin_prefetch(&k->nd[k->nch + v]);
@@ -682,7 +682,7 @@ static void prefetch_child(const struct nest_global *g, const struct net *k,
 		}
 	}
 	if (oi + PF_AHEAD / 8 < g->nch) { /* their parent nodes */
-		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 8].i];
+		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 8]];
 		for (uint32_t j = 0; j < x->nc; j++) {
 			uint32_t t = k->pc[g->ent[x->off + j].slot_c].par;
 			__builtin_prefetch(&k->nd[k->nch + k->npc + t]);
@@ -737,11 +737,16 @@ void nest_global_solve(struct bb_nest *n)
 	}
 	if (g->nch)
 		sort_order(ord, g->nch);
+	/* the children in order, 4 bytes each instead of 8 */
+	uint32_t *order = bb_xmalloc((g->nch + 1) * sizeof(*order));
+	for (size_t oi = 0; oi < g->nch; oi++)
+		order[oi] = ord[oi].i;
+	free(ord);
 	/* after the sort's copies are freed: the peak is the larger of the two */
 	k.nd = bb_xcalloc(k.nch + k.npc + k.npar + 2, sizeof(*k.nd));
 	for (size_t oi = 0; oi < g->nch; oi++) {
-		size_t ci = ord[oi].i;
-		prefetch_child(g, &k, ord, force, oi);
+		size_t ci = order[oi];
+		prefetch_child(g, &k, order, force, oi);
 		if (isinf(g->ent[force[ci]].w))
 			continue; /* no candidate scores */
 		if (augment(g, &k, &s, (uint32_t)ci))
@@ -756,7 +761,7 @@ void nest_global_solve(struct bb_nest *n)
 	for (size_t ci = 0; ci < g->nch; ci++)
 		force[ci] = force[ci] != BB_NONE ? force[ci] : k.ch[ci].assign;
 	nest_heap_sample(n); /* the flow's network at its largest */
-	free(ord);
+	free(order);
 	free(s.st);
 	free(s.path);
 	free(s.heap.a);
