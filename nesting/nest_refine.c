@@ -1001,6 +1001,8 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 		x->changed = 0;
 		r->pidx[par] = (uint32_t)++r->npar;
 	}
+	/* the doubling's slack back (up to half of 48 bytes a parent) */
+	r->par = bb_xrealloc(r->par, (r->npar ? r->npar : 1) * sizeof(*r->par));
 	count_labels(n, r);
 	for (uint32_t ci = 0; ci < g->nch; ci++) {
 		link_kid(r, parent_of(g, r, asg[ci]), ci);
