@@ -661,7 +661,7 @@ static void sort_order(struct gorder *ord, size_t m)
 #define PF_AHEAD 16
 
 static void prefetch_child(const struct nest_global *g, const struct net *k,
-                           const uint32_t *ord, const uint32_t *force, size_t oi)
+                           const uint32_t *ord, size_t oi)
 {
 	if (oi + PF_AHEAD < g->nch)
 		__builtin_prefetch(&g->ch[ord[oi + PF_AHEAD]]);
@@ -670,7 +670,6 @@ static void prefetch_child(const struct nest_global *g, const struct net *k,
 		__builtin_prefetch(&g->ent[x->off]);
 		__builtin_prefetch(&g->ent[x->off + x->nc - 1]);
 		__builtin_prefetch(&k->nd[ord[oi + PF_AHEAD / 2]]);
-		__builtin_prefetch(&force[ord[oi + PF_AHEAD / 2]]);
 		__builtin_prefetch(&k->ch[ord[oi + PF_AHEAD / 2]]);
 	}
 	if (oi + PF_AHEAD / 4 < g->nch) {
@@ -689,6 +688,26 @@ static void prefetch_child(const struct nest_global *g, const struct net *k,
 			__builtin_prefetch(&k->t[t]);
 		}
 	}
+}
+
+/* The first of child x's cheapest entries (its best candidate), with the
+ * cheapest cost in *b1 and the next in *b2. */
+static uint32_t cheapest(const struct nest_global *g, const struct nest_gchild *x, float *b1,
+                         float *b2)
+{
+	uint32_t best = 0;
+	*b1 = *b2 = INFINITY;
+	for (uint32_t j = 0; j < x->nc; j++) {
+		float c = g->ent[x->off + j].w;
+		if (c < *b1) {
+			*b2 = *b1;
+			*b1 = c;
+			best = j;
+		} else if (c < *b2) {
+			*b2 = c;
+		}
+	}
+	return x->off + best;
 }
 
 /* Successive shortest paths: each child in turn joins the flow along the
@@ -711,27 +730,14 @@ void nest_global_solve(struct bb_nest *n)
 	struct search s = {0};
 	search_grow(&s);
 	uint64_t over = 0, visited = 0;
-	uint32_t *force = bb_xmalloc((g->nch + 1) * sizeof(*force));
 	/* the order changes the work, not the result (the optimum, but for
 	 * ties): least sure first, by the margin of the best candidate over the
 	 * second, is 7 times faster than the trace's order on the figure 17
 	 * trace p (10 against 54 million nodes searched) */
 	struct gorder *ord = bb_xmalloc((g->nch + 1) * sizeof(*ord));
 	for (size_t ci = 0; ci < g->nch; ci++) {
-		const struct nest_gchild *x = &g->ch[ci];
-		float b1 = INFINITY, b2 = INFINITY;
-		uint32_t best = 0;
-		for (uint32_t j = 0; j < x->nc; j++) {
-			float c = g->ent[x->off + j].w;
-			if (c < b1) {
-				b2 = b1;
-				b1 = c;
-				best = j;
-			} else if (c < b2) {
-				b2 = c;
-			}
-		}
-		force[ci] = x->off + best; /* the first of the cheapest */
+		float b1, b2;
+		cheapest(g, &g->ch[ci], &b1, &b2);
 		ord[ci].margin = isinf(b1) ? INFINITY : b2 - b1; /* inf - x = inf */
 		ord[ci].i = (uint32_t)ci;
 	}
@@ -746,25 +752,33 @@ void nest_global_solve(struct bb_nest *n)
 	k.nd = bb_xcalloc(k.nch + k.npc + k.npar + 2, sizeof(*k.nd));
 	for (size_t oi = 0; oi < g->nch; oi++) {
 		size_t ci = order[oi];
-		prefetch_child(g, &k, order, force, oi);
-		if (isinf(g->ent[force[ci]].w))
+		prefetch_child(g, &k, order, oi);
+		float b1, b2;
+		if (isinf(g->ent[cheapest(g, &g->ch[ci], &b1, &b2)].w))
 			continue; /* no candidate scores */
-		if (augment(g, &k, &s, (uint32_t)ci))
-			force[ci] = BB_NONE;
-		else
+		if (!augment(g, &k, &s, (uint32_t)ci))
 			over++;
 		visited += s.nst;
 	}
 	n->st.global_searched = visited;
 	n->st.global_over = over;
 
-	for (size_t ci = 0; ci < g->nch; ci++)
-		force[ci] = force[ci] != BB_NONE ? force[ci] : k.ch[ci].assign;
 	nest_heap_sample(n); /* the flow's network at its largest */
 	free(order);
 	free(s.st);
 	free(s.path);
 	free(s.heap.a);
+	free(k.nd);
+	k.nd = NULL;
+	/* each child's entry: the flow's, or (no room, or no candidate scores)
+	 * the first of its cheapest; made after the flow, which keeps every
+	 * child it placed placed (4 bytes a child less at its peak) */
+	uint32_t *force = bb_xmalloc((g->nch + 1) * sizeof(*force));
+	for (size_t ci = 0; ci < g->nch; ci++) {
+		float b1, b2;
+		force[ci] = k.ch[ci].assign != BB_NONE ? k.ch[ci].assign
+		                                       : cheapest(g, &g->ch[ci], &b1, &b2);
+	}
 	for (size_t e = 0; e < g->nent; e++) /* the entries' parents again */
 		g->ent[e].par = k.trec[k.pc[g->ent[e].slot_c].par];
 	free_net(&k); /* before the refinement: the peak is the larger of the two */
