@@ -374,6 +374,8 @@ struct nest_gaps {
 struct nest_solve {
 	struct nest_global glob;  /* the children and their candidates */
 	uint32_t *gpar;           /* per CALL record, its parent's, or BB_NONE */
+	uint32_t *gprev;          /* while a round's solve runs: the round before's, there
+	                             of the context (soff, skid; nest_seq_ctx_hold) */
 	uint8_t *ramb;            /* per CALL record, 1: its parent was ambiguous, 2: a
 	                             likely parent of such a child */
 	struct nest_bound *bnd;   /* --bound: what the truth taught */
@@ -528,6 +530,8 @@ void nest_seq_times(struct bb_nest *n);
 void nest_seq_times_drop(struct bb_nest *n);
 void nest_seq_times_again(struct bb_nest *n);
 int nest_seq_from_global(struct bb_nest *n);
+uint32_t *nest_seq_ctx_hold(struct bb_nest *n);
+void nest_seq_ctx_again(struct bb_nest *n, uint32_t *prev);
 uint32_t *nest_seq_parents(const struct bb_nest *n);
 int nest_seq_had_child(const struct bb_nest *n, uint32_t p, uint32_t c);
 int nest_seq_from_assignment(struct bb_nest *n);

@@ -293,7 +293,10 @@ static void global_rounds(struct bb_nest *n)
 			nest_seq_times_drop(n);
 			if (rret)
 				nest_rret_drop(n);
+			n->solve.gprev = moved ? nest_seq_ctx_hold(n) : NULL;
 			nest_global_solve(n);
+			nest_seq_ctx_again(n, n->solve.gprev);
+			n->solve.gprev = NULL;
 			if (rret)
 				nest_rret_again(n);
 			nest_seq_times_again(n);
