@@ -295,7 +295,10 @@ static void global_rounds(struct bb_nest *n)
 				nest_rret_drop(n);
 			n->solve.gprev = moved ? nest_seq_ctx_hold(n) : NULL;
 			nest_global_solve(n);
-			nest_seq_ctx_again(n, n->solve.gprev);
+			if (n->solve.settled || r == NEST_GLOBAL_ROUNDS - 1)
+				nest_seq_ctx_again(n, n->solve.gprev); /* the last replay's */
+			else
+				free(n->solve.gprev); /* the next round makes its own */
 			n->solve.gprev = NULL;
 			if (rret)
 				nest_rret_again(n);
