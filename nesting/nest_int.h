@@ -159,8 +159,11 @@ struct pairc {
 /* ---- --global (nest_global.c) ----------------------------------------------- */
 
 struct nest_gent {    /* a candidate parent of a child */
-	uint32_t par;     /* its CALL record */
-	uint32_t slot_c;  /* its (parent, callee) node (whose parent node is pcpar's) */
+	union {           /* 8 bytes an entry, not 12 */
+		uint32_t par;    /* its CALL record */
+		uint32_t slot_c; /* while the flow runs (nest_global_solve): its (parent,
+		                    callee) node, whose parent node holds par */
+	};
 	float w;          /* log score (-inf: none); then the cost, best - this */
 };
 struct nest_gchild {
@@ -360,6 +363,7 @@ struct nest_gaps {
 	int ready;                /* the sequence histograms are learnt */
 	uint32_t *spar;           /* sequence stage, --global: per CALL record, its parent's */
 	int64_t *sret, *scall;    /* ... and its return and call times */
+	int scall_recs;           /* scall is the records' call times (nest_seq_times) */
 	uint32_t *soff, *skid;    /* ... each parent record's children: skid[soff[p]..soff[p+1]) */
 	double *qlog;             /* --global: per node, the queue offsets' log factors
 	                             (nest_queue.c), or NULL */
@@ -370,6 +374,8 @@ struct nest_gaps {
 struct nest_solve {
 	struct nest_global glob;  /* the children and their candidates */
 	uint32_t *gpar;           /* per CALL record, its parent's, or BB_NONE */
+	uint32_t *gprev;          /* while a round's solve runs: the round before's, there
+	                             of the context (soff, skid; nest_seq_ctx_hold) */
 	uint8_t *ramb;            /* per CALL record, 1: its parent was ambiguous, 2: a
 	                             likely parent of such a child */
 	struct nest_bound *bnd;   /* --bound: what the truth taught */
@@ -454,6 +460,8 @@ void nest_calls_free(struct nest_calls *cs);
 void nest_nodes_init(struct nest_nodes *d);
 void nest_nodes_free(struct nest_nodes *d);
 void nest_recs_trim(struct bb_nest *n);
+void nest_rret_drop(struct bb_nest *n);
+void nest_rret_again(struct bb_nest *n);
 void nest_recs_free(struct nest_recs *r, int keep_reqs);
 uint32_t nest_node(struct bb_nest *n, const struct bb_reader *r, uint32_t ri);
 void nest_alias_roots(struct bb_nest *n);
@@ -521,7 +529,11 @@ void nest_seq_stage_begin(struct bb_nest *n);
 void nest_seq_stage_end(struct bb_nest *n);
 void nest_seq_free(struct bb_nest *n);
 void nest_seq_times(struct bb_nest *n);
+void nest_seq_times_drop(struct bb_nest *n);
+void nest_seq_times_again(struct bb_nest *n);
 int nest_seq_from_global(struct bb_nest *n);
+uint32_t *nest_seq_ctx_hold(struct bb_nest *n);
+void nest_seq_ctx_again(struct bb_nest *n, uint32_t *prev);
 uint32_t *nest_seq_parents(const struct bb_nest *n);
 int nest_seq_had_child(const struct bb_nest *n, uint32_t p, uint32_t c);
 int nest_seq_from_assignment(struct bb_nest *n);

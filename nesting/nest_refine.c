@@ -1001,6 +1001,8 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 		x->changed = 0;
 		r->pidx[par] = (uint32_t)++r->npar;
 	}
+	/* the doubling's slack back (up to half of 48 bytes a parent) */
+	r->par = bb_xrealloc(r->par, (r->npar ? r->npar : 1) * sizeof(*r->par));
 	count_labels(n, r);
 	for (uint32_t ci = 0; ci < g->nch; ci++) {
 		link_kid(r, parent_of(g, r, asg[ci]), ci);
@@ -1133,12 +1135,13 @@ static void posterior(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 static int settled(struct bb_nest *n, const uint32_t *asg)
 {
 	const struct nest_global *g = &n->solve.glob;
-	if (!n->solve.round || (!n->solve.gpar && !n->gaps.soff))
+	const uint32_t *prev = n->solve.gpar ? n->solve.gpar : n->solve.gprev;
+	if (!n->solve.round || (!prev && !n->gaps.soff))
 		return 0;
 	size_t moved = 0;
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		uint32_t p = g->ent[asg[ci]].par, c = g->ch[ci].ridx;
-		moved += n->solve.gpar ? n->solve.gpar[c] != p : !nest_seq_had_child(n, p, c);
+		moved += prev ? prev[c] != p : !nest_seq_had_child(n, p, c);
 	}
 	n->solve.settled = (double)moved <= NEST_SETTLED * (double)g->nch;
 	return n->solve.settled;

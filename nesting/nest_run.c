@@ -289,7 +289,20 @@ static void global_rounds(struct bb_nest *n)
 		n->st.global_rounds++;
 		if (!n->solve.glob.full) {
 			nest_queue_weigh(n);
+			int rret = n->recs.rret != NULL;
+			nest_seq_times_drop(n);
+			if (rret)
+				nest_rret_drop(n);
+			n->solve.gprev = moved ? nest_seq_ctx_hold(n) : NULL;
 			nest_global_solve(n);
+			if (n->solve.settled || r == NEST_GLOBAL_ROUNDS - 1)
+				nest_seq_ctx_again(n, n->solve.gprev); /* the last replay's */
+			else
+				free(n->solve.gprev); /* the next round makes its own */
+			n->solve.gprev = NULL;
+			if (rret)
+				nest_rret_again(n);
+			nest_seq_times_again(n);
 			n->st.global_used = 1;
 		} else if (moved) {
 			n->solve.gpar = nest_seq_parents(n); /* the last round's stand */

@@ -169,6 +169,26 @@ void nest_seq_times(struct bb_nest *n)
 	for (size_t i = 0; i < n->recs.nrec; i++)
 		n->gaps.scall[i] =
 		    n->recs.rec[i].op_from >> 30 == REC_CALL ? n->recs.rec[i].u.ts : BB_NO_TIME;
+	n->gaps.scall_recs = 1;
+}
+
+/* --global's solve reads no call times (the flow and the refinement have
+ * the candidates' costs): those nest_seq_times took from the records are
+ * freed while it runs and taken again after, from the records, which hold
+ * the same times between replays (8 bytes a record less at the flow's and
+ * the refinement's peak: 6.2 MB on table1-par-medium). */
+void nest_seq_times_drop(struct bb_nest *n)
+{
+	if (n->gaps.scall_recs) {
+		free(n->gaps.scall);
+		n->gaps.scall = NULL;
+	}
+}
+
+void nest_seq_times_again(struct bb_nest *n)
+{
+	if (n->gaps.scall_recs && !n->gaps.scall)
+		nest_seq_times(n);
 }
 
 /* After the sequence stage's replay: the histograms are learnt, and with
@@ -201,26 +221,56 @@ void nest_seq_stage_end(struct bb_nest *n)
 	n->gaps.spar = NULL;
 }
 
+/* The context's CSR (soff, skid) from per-record parents par. */
+static void ctx_from(struct bb_nest *n, const uint32_t *par)
+{
+	if (!n->gaps.soff)
+		n->gaps.soff = bb_xmalloc((n->recs.nrec + 2) * sizeof(*n->gaps.soff));
+	memset(n->gaps.soff, 0, (n->recs.nrec + 2) * sizeof(*n->gaps.soff));
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		if (par[i] != BB_NONE)
+			n->gaps.soff[par[i] + 2]++;
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		n->gaps.soff[i + 2] += n->gaps.soff[i + 1];
+	free(n->gaps.skid);
+	n->gaps.skid = bb_xmalloc((n->gaps.soff[n->recs.nrec + 1] + 1) * sizeof(*n->gaps.skid));
+	for (size_t i = 0; i < n->recs.nrec; i++)
+		if (par[i] != BB_NONE)
+			n->gaps.skid[n->gaps.soff[par[i] + 1]++] = (uint32_t)i;
+}
+
 /* --global: the context of a next round is this round's parents; returns
  * 1 when they are now in soff and skid (nest_seq_parents gives them back). */
 int nest_seq_from_global(struct bb_nest *n)
 {
 	if (!n->solve.gpar || !n->gaps.scall)
 		return 0;
-	if (!n->gaps.soff)
-		n->gaps.soff = bb_xmalloc((n->recs.nrec + 2) * sizeof(*n->gaps.soff));
-	memset(n->gaps.soff, 0, (n->recs.nrec + 2) * sizeof(*n->gaps.soff));
-	for (size_t i = 0; i < n->recs.nrec; i++)
-		if (n->solve.gpar[i] != BB_NONE)
-			n->gaps.soff[n->solve.gpar[i] + 2]++;
-	for (size_t i = 0; i < n->recs.nrec; i++)
-		n->gaps.soff[i + 2] += n->gaps.soff[i + 1];
-	free(n->gaps.skid);
-	n->gaps.skid = bb_xmalloc((n->gaps.soff[n->recs.nrec + 1] + 1) * sizeof(*n->gaps.skid));
-	for (size_t i = 0; i < n->recs.nrec; i++)
-		if (n->solve.gpar[i] != BB_NONE)
-			n->gaps.skid[n->gaps.soff[n->solve.gpar[i] + 1]++] = (uint32_t)i;
+	ctx_from(n, n->solve.gpar);
 	return 1;
+}
+
+/* While a round's solve runs, which reads the context only to count the
+ * children that moved (nest_refine.c, settled): the context's parents per
+ * record (4 bytes a record) instead of its CSR (4 bytes a record and 4 a
+ * child), put back by nest_seq_ctx_again. Returns new, or NULL (no
+ * context): nest_seq_ctx_again takes ownership. */
+uint32_t *nest_seq_ctx_hold(struct bb_nest *n)
+{
+	if (!n->gaps.soff)
+		return NULL;
+	uint32_t *prev = nest_seq_parents(n);
+	free(n->gaps.soff);
+	free(n->gaps.skid);
+	n->gaps.soff = n->gaps.skid = NULL;
+	return prev;
+}
+
+void nest_seq_ctx_again(struct bb_nest *n, uint32_t *prev)
+{
+	if (!prev)
+		return;
+	ctx_from(n, prev);
+	free(prev);
 }
 
 /* Whether the parents nest_seq_from_global took had c (a CALL record) a
@@ -259,6 +309,7 @@ void nest_seq_free(struct bb_nest *n)
 	n->gaps.qlog = NULL;
 	n->gaps.spar = n->gaps.soff = n->gaps.skid = NULL;
 	n->gaps.sret = n->gaps.scall = NULL;
+	n->gaps.scall_recs = 0;
 }
 
 /* Is child's edge measured from its candidates' anchors (nest_seq_score)?
