@@ -47,6 +47,8 @@ struct rparent {
 	uint32_t k_bq;      /* by (node, its req= label), or k_b (no label, a rare one) */
 	uint32_t nkids;
 	uint64_t seq;       /* hash of its children's callees in call order (0: none) */
+	double lp;          /* log_p of its kind and seq, from the last count (count_seqs
+	                       and do_move keep it: the search asks for it at every look) */
 	uint32_t head;      /* first child (index in ch), or BB_NONE */
 	uint64_t changed;   /* the tick of its last change */
 };
@@ -294,6 +296,8 @@ static void count_seqs(struct refine *r, int both)
 			if (r->cnt[i].lp > k->lp_max)
 				k->lp_max = r->cnt[i].lp;
 		}
+	for (size_t p = 0; p < r->npar; p++)
+		r->par[p].lp = log_p(r, r->par[p].kind, r->par[p].seq);
 }
 
 /* The upper 0.001 quantile of chi-square with df degrees of freedom
@@ -499,6 +503,8 @@ static void do_move(struct nest_global *g, struct refine *r, uint32_t *asg, uint
 	struct rparent *p = parent_of(g, r, asg[ci]), *q = parent_of(g, r, e1);
 	p->seq = seq_key(g, r, p, ci, BB_NONE);
 	q->seq = seq_key(g, r, q, BB_NONE, ci);
+	p->lp = log_p(r, p->kind, p->seq);
+	q->lp = log_p(r, q->kind, q->seq);
 	unlink_kid(r, p, ci);
 	link_kid(r, q, ci);
 	p->changed = q->changed = ++r->tick;
@@ -557,9 +563,9 @@ struct change {
 
 /* Whether parent p holds a sequence its kind makes at most NEST_REFINE_RARE
  * of the time (best_rotation, best_redeal). */
-static int holds_rare(struct refine *r, const struct rparent *p)
+static int holds_rare(const struct rparent *p)
 {
-	return log_p(r, p->kind, p->seq) < log(NEST_REFINE_RARE);
+	return p->lp < log(NEST_REFINE_RARE);
 }
 
 static void best_rotation(struct nest_global *g, struct refine *r, const uint32_t *asg,
@@ -568,7 +574,7 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 	const struct nest_gchild *x = &g->ch[ci];
 	uint32_t e0 = asg[ci], p0 = g->ent[e0].par;
 	struct rparent *p = parent_of(g, r, e0);
-	double lp_p = log_p(r, p->kind, p->seq);
+	double lp_p = p->lp;
 	double sp = sib(r, p, ci, BB_NONE);
 	for (uint32_t j = 0; j < x->nc; j++) {
 		uint32_t e1 = x->off + j;
@@ -577,7 +583,7 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 		struct rparent *q = parent_of(g, r, e1);
 		/* the bounds below: a kind's sequence has at most its lp_max */
 		double dq = g->ent[e0].w - g->ent[e1].w - lp_p + r->kind[p->kind].lp_max -
-		            log_p(r, q->kind, q->seq) + r->kind[q->kind].lp_max;
+		            q->lp + r->kind[q->kind].lp_max;
 		for (uint32_t y = q->head; y != BB_NONE; y = r->kid[y].next) {
 			const struct nest_gchild *xy = &g->ch[y];
 			if (xy->c != x->c)
@@ -589,7 +595,7 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 				struct rparent *s = parent_of(g, r, ey1);
 				if (ey1 == asg[y] || s == p || s == q || isinf(g->ent[ey1].w))
 					continue;
-				double ds = dq + r->kid[y].w - g->ent[ey1].w - log_p(r, s->kind, s->seq) +
+				double ds = dq + r->kid[y].w - g->ent[ey1].w - s->lp +
 				            r->kind[s->kind].lp_max;
 				double U = r->sib * (p->nkids + q->nkids + s->nkids);
 				/* ci, y and z share a callee: only a chain's s, which takes y
@@ -632,7 +638,7 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 	const struct nest_gchild *x = &g->ch[ci];
 	uint32_t e0 = asg[ci], p0 = g->ent[e0].par;
 	struct rparent *p = parent_of(g, r, e0);
-	double lp_p = log_p(r, p->kind, p->seq);
+	double lp_p = p->lp;
 	double lp_p1 = log_p(r, p->kind, seq_key(g, r, p, ci, BB_NONE));
 	double sp = sib(r, p, ci, BB_NONE);
 	for (uint32_t j = 0; j < x->nc; j++) {
@@ -642,7 +648,7 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 		struct rparent *q = parent_of(g, r, e1);
 		double sq = sib(r, q, ci, BB_NONE);
 		double dt = g->ent[e0].w - g->ent[e1].w + sq - sp; /* the flow's costs, siblings */
-		double lp_q = log_p(r, q->kind, q->seq);
+		double lp_q = q->lp;
 		/* a log probability is <= 0 and a cost >= 0: the gains below are
 		 * at most these bounds, and a bound under the best gain (with a
 		 * margin for rounding) skips the sequences' work */
@@ -667,7 +673,7 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 				b = (struct change){ds, e1, y, ey1, BB_NONE, BB_NONE};
 		}
 	}
-	if (holds_rare(r, p))
+	if (holds_rare(p))
 		best_rotation(g, r, asg, ci, &b);
 	return b;
 }
@@ -826,7 +832,7 @@ static void best_redeal(struct nest_global *g, struct refine *r, const uint32_t 
 	uint32_t e0 = asg[ci];
 	struct deal D = {.n = 0};
 	D.pq[0] = parent_of(g, r, e0);
-	D.lp0[0] = log_p(r, D.pq[0]->kind, D.pq[0]->seq);
+	D.lp0[0] = D.pq[0]->lp;
 	uint32_t par[2] = {g->ent[e0].par, BB_NONE};
 	for (uint32_t j = 0; j < x->nc; j++) {
 		uint32_t e1 = x->off + j;
@@ -838,7 +844,7 @@ static void best_redeal(struct nest_global *g, struct refine *r, const uint32_t 
 		par[1] = g->ent[e1].par;
 		if (!deal_make(g, r, par, asg, &D))
 			continue;
-		D.lp0[1] = log_p(r, D.pq[1]->kind, D.pq[1]->seq);
+		D.lp0[1] = D.pq[1]->lp;
 		/* a bound: the sequences at their kinds' most likely */
 		double lp_bound = r->kind[D.pq[0]->kind].lp_max - D.lp0[0] +
 		                  r->kind[D.pq[1]->kind].lp_max - D.lp0[1];
@@ -909,7 +915,7 @@ static size_t sweep(struct nest_global *g, struct refine *r, uint32_t *asg)
 		struct change c = best_change(g, r, asg, ci);
 		r->seen[ci] = ++r->tick;
 		struct redeal rd = {c.gain, 0, {0}, {0}};
-		if (holds_rare(r, parent_of(g, r, e0)))
+		if (holds_rare(parent_of(g, r, e0)))
 			best_redeal(g, r, asg, ci, &rd);
 		if (rd.n) {
 			for (uint32_t i = 0; i < rd.n; i++)
@@ -1049,15 +1055,22 @@ static void palt_push(struct pbuf *b, double gain, int times, uint32_t par, uint
 	b->a[b->n++] = (struct palt){gain, times, par, swap};
 }
 
-/* The share of child ci's scores its entry e has (the entries' w are the
- * flow's costs: its best log score less theirs). */
-static double times_share(const struct nest_global *g, uint32_t ci, uint32_t e)
+/* The sum of child ci's scores relative to its best (the entries' w are
+ * the flow's costs: its best log score less theirs), which times_share
+ * divides by: once per child, not once per candidate. */
+static double times_sum(const struct nest_global *g, uint32_t ci)
 {
 	const struct nest_gchild *x = &g->ch[ci];
 	double sum = 0;
 	for (uint32_t j = 0; j < x->nc; j++)
 		if (!isinf(g->ent[x->off + j].w))
 			sum += exp(-(double)g->ent[x->off + j].w);
+	return sum;
+}
+
+/* The share of child ci's scores its entry e has; sum: times_sum's. */
+static double times_share(const struct nest_global *g, uint32_t e, double sum)
+{
 	return isinf(g->ent[e].w) || sum <= 0 ? 0 : exp(-(double)g->ent[e].w) / sum;
 }
 
@@ -1068,16 +1081,17 @@ static void post_changes(struct nest_global *g, struct refine *r, const uint32_t
 	const struct nest_gchild *x = &g->ch[ci];
 	uint32_t e0 = asg[ci], p0 = g->ent[e0].par;
 	struct rparent *p = parent_of(g, r, e0);
-	double lp_p = log_p(r, p->kind, p->seq);
+	double lp_p = p->lp;
 	double lp_p1 = log_p(r, p->kind, seq_key(g, r, p, ci, BB_NONE));
+	double tsum = times_sum(g, ci);
 	b->n = 0;
 	for (uint32_t j = 0; j < x->nc; j++) {
 		uint32_t e1 = x->off + j;
 		if (e1 == e0 || isinf(g->ent[e1].w))
 			continue;
 		struct rparent *q = parent_of(g, r, e1);
-		double dt = g->ent[e0].w - g->ent[e1].w, lp_q = log_p(r, q->kind, q->seq);
-		int t1 = times_share(g, ci, e1) >= NEST_POST_TIMES;
+		double dt = g->ent[e0].w - g->ent[e1].w, lp_q = q->lp;
+		int t1 = times_share(g, e1, tsum) >= NEST_POST_TIMES;
 		if (fits(g, r, q, ci, BB_NONE))
 			palt_push(b,
 			          dt + lp_p1 - lp_p + log_p(r, q->kind, seq_key(g, r, q, BB_NONE, ci)) -
@@ -1102,11 +1116,13 @@ static void post_child(struct bb_nest *n, struct refine *r, const uint32_t *asg,
 	struct nest_global *g = &n->solve.glob;
 	post_changes(g, r, asg, ci, b);
 	double sum = 1;
-	for (size_t i = 0; i < b->n; i++)
-		sum += exp(b->a[i].gain < 700 ? b->a[i].gain : 700);
+	for (size_t i = 0; i < b->n; i++) { /* each gain becomes its exp */
+		b->a[i].gain = exp(b->a[i].gain < 700 ? b->a[i].gain : 700);
+		sum += b->a[i].gain;
+	}
 	int any = 0;
 	for (size_t i = 0; i < b->n; i++) {
-		double pi = exp(b->a[i].gain < 700 ? b->a[i].gain : 700) / sum;
+		double pi = b->a[i].gain / sum;
 		if (pi < NEST_POST_MODEL && !b->a[i].times)
 			continue;
 		if (!any++)
