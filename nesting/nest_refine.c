@@ -817,6 +817,8 @@ static int dealt_before(struct refine *r, const struct rparent *pq[2])
 {
 	uint64_t a = (uint64_t)(pq[0] - r->par), b = (uint64_t)(pq[1] - r->par);
 	uint64_t key = a < b ? a << 32 | b : b << 32 | a;
+	if (!r->dealt) /* on first need: most rounds deal no pair anew */
+		r->dealt = bb_xcalloc(2 * REDEAL_MEMO, sizeof(*r->dealt));
 	uint64_t *m = &r->dealt[2 * (nest_mix64(key) & (REDEAL_MEMO - 1))];
 	if (m[0] == key + 1 && m[1] > r->round0 && m[1] > pq[0]->changed && m[1] > pq[1]->changed)
 		return 1;
@@ -966,7 +968,6 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 	r->kid = bb_xmalloc((g->nch + 1) * sizeof(*r->kid));
 	r->seen = bb_xcalloc(g->nch + 1, sizeof(*r->seen));
 	r->once = bb_xmalloc(g->nch + 1);
-	r->dealt = bb_xcalloc(2 * REDEAL_MEMO, sizeof(*r->dealt));
 	if (n->content.rtok) {
 		r->stok = bb_xmalloc((g->nch + 1) * SIB_TOK * sizeof(*r->stok));
 		r->nstok = bb_xmalloc(g->nch + 1);
