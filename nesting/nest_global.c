@@ -754,7 +754,8 @@ void nest_global_solve(struct bb_nest *n)
 		size_t ci = order[oi];
 		prefetch_child(g, &k, order, oi);
 		float b1, b2;
-		if (isinf(g->ent[cheapest(g, &g->ch[ci], &b1, &b2)].w))
+		cheapest(g, &g->ch[ci], &b1, &b2);
+		if (isinf(b1))
 			continue; /* no candidate scores */
 		if (!augment(g, &k, &s, (uint32_t)ci))
 			over++;

@@ -254,6 +254,29 @@ static void decide_auto(struct bb_nest *n, int rc, int bound)
 		n->cfg.p.return_score = 0;
 }
 
+/* A round's solve, without what it never reads: the records' call and
+ * return times and the context's CSR (the round before's parents, which
+ * the refinement compares with, are held per record) are freed while it
+ * runs and made again after; the context only after the last round (moved:
+ * the context holds the round before's parents; last: the last round). */
+static void solve_lean(struct bb_nest *n, int moved, int last)
+{
+	int rret = n->recs.rret != NULL;
+	nest_seq_times_drop(n);
+	if (rret)
+		nest_rret_drop(n);
+	n->solve.gprev = moved ? nest_seq_ctx_hold(n) : NULL;
+	nest_global_solve(n);
+	if (n->solve.settled || last)
+		nest_seq_ctx_again(n, n->solve.gprev); /* the last replay's */
+	else
+		free(n->solve.gprev); /* the next round makes its own */
+	n->solve.gprev = NULL;
+	if (rret)
+		nest_rret_again(n);
+	nest_seq_times_again(n);
+}
+
 /* --global: a replay collects every child's candidates, then all parents are
  * chosen at once. Each later round scores with the round before's parents as
  * context (overlaps, anchors) instead of the greedy ones: 0.3-1.6 points
@@ -289,20 +312,7 @@ static void global_rounds(struct bb_nest *n)
 		n->st.global_rounds++;
 		if (!n->solve.glob.full) {
 			nest_queue_weigh(n);
-			int rret = n->recs.rret != NULL;
-			nest_seq_times_drop(n);
-			if (rret)
-				nest_rret_drop(n);
-			n->solve.gprev = moved ? nest_seq_ctx_hold(n) : NULL;
-			nest_global_solve(n);
-			if (n->solve.settled || r == NEST_GLOBAL_ROUNDS - 1)
-				nest_seq_ctx_again(n, n->solve.gprev); /* the last replay's */
-			else
-				free(n->solve.gprev); /* the next round makes its own */
-			n->solve.gprev = NULL;
-			if (rret)
-				nest_rret_again(n);
-			nest_seq_times_again(n);
+			solve_lean(n, moved, r == NEST_GLOBAL_ROUNDS - 1);
 			n->st.global_used = 1;
 		} else if (moved) {
 			n->solve.gpar = nest_seq_parents(n); /* the last round's stand */
