@@ -124,9 +124,100 @@ static void interval_text(const struct bb_vpattern *pt, char *buf, size_t len)
 		snprintf(buf + k, len - (size_t)k, ")");
 }
 
+/* cgraph keeps a graph's subgraphs ordered by their IDs, and its default
+ * ID discipline makes a named object's ID of the address of its interned
+ * name: the clusters came out in an order the heap's layout made (a change
+ * in bbnest's allocations moved cluster_1 last). Here the graph and its
+ * named subgraphs take even IDs in the order they are made (cgraph's
+ * default makes anonymous IDs odd); nodes, edges and anonymous subgraphs
+ * keep the default's. */
+struct made_ids {
+	Agraph_t *g;
+	void *dflt; /* the default discipline's state */
+	char **name; /* name[i] has ID 2 * (i + 1); interned, as agwrite wants */
+	size_t n, cap;
+};
+
+static void *ids_open(Agraph_t *g, Agdisc_t *d)
+{
+	struct made_ids *s = bb_xcalloc(1, sizeof(*s));
+	s->g = g;
+	s->dflt = AgIdDisc.open(g, d);
+	return s;
+}
+
+static int ids_mine(int objtype, IDTYPE id)
+{
+	return objtype == AGRAPH && id % 2 == 0;
+}
+
+static long ids_map(void *state, int objtype, char *str, IDTYPE *id, int createflag)
+{
+	struct made_ids *s = state;
+	if (objtype != AGRAPH || !str)
+		return AgIdDisc.map(s->dflt, objtype, str, id, createflag);
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->name[i], str) == 0) {
+			*id = 2 * (IDTYPE)(i + 1);
+			return 1;
+		}
+	if (!createflag)
+		return 0;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->name = bb_xrealloc(s->name, s->cap * sizeof(*s->name));
+	}
+	s->name[s->n++] = agstrdup(s->g, str);
+	*id = 2 * (IDTYPE)s->n;
+	return 1;
+}
+
+static long ids_alloc(void *state, int objtype, IDTYPE id)
+{
+	struct made_ids *s = state;
+	return AgIdDisc.alloc(s->dflt, objtype, id);
+}
+
+static void ids_free(void *state, int objtype, IDTYPE id)
+{
+	struct made_ids *s = state;
+	if (!ids_mine(objtype, id)) /* the names go at close */
+		AgIdDisc.free(s->dflt, objtype, id);
+}
+
+static char *ids_print(void *state, int objtype, IDTYPE id)
+{
+	struct made_ids *s = state;
+	if (ids_mine(objtype, id))
+		return id / 2 - 1 < s->n ? s->name[id / 2 - 1] : NULL;
+	return AgIdDisc.print(s->dflt, objtype, id);
+}
+
+static void ids_close(void *state)
+{
+	struct made_ids *s = state;
+	for (size_t i = 0; i < s->n; i++)
+		agstrfree(s->g, s->name[i]);
+	free(s->name);
+	if (AgIdDisc.close)
+		AgIdDisc.close(s->dflt);
+	free(s);
+}
+
+static void ids_register(void *state, int objtype, void *obj)
+{
+	struct made_ids *s = state;
+	if (AgIdDisc.idregister)
+		AgIdDisc.idregister(s->dflt, objtype, obj);
+}
+
+static Agiddisc_t made_id_disc = {ids_open, ids_map,   ids_alloc,   ids_free,
+                                  ids_print, ids_close, ids_register};
+static Agdisc_t made_disc = {&AgMemDisc, &made_id_disc, &AgIoDisc};
+
 Agraph_t *bb_viz_pattern_graph(const char *name, struct bb_err *err)
 {
-	Agraph_t *g = agopen(S(name), Agdirected, NULL);
+	Agraph_t *g = agopen(S(name), Agdirected, &made_disc);
 	if (!g) {
 		bb_err_set(err, "cannot create a graph");
 		return NULL;

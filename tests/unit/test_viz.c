@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "viz/viz.h"
+#include "viz/viz_int.h"
 #include "unit.h"
 
 /* cgraph 2.x takes char * for strings it only reads (as viz_pattern.c does). */
@@ -353,6 +354,36 @@ static void t_patterns_text(void)
 	bb_vval_free(stats);
 }
 
+/* The clusters come in the order they were made, whatever the addresses of
+ * their interned names: cgraph orders subgraphs by ID, and its default ID
+ * discipline takes a named one's from its name's address. The names are
+ * interned here last first, so by address they would come out reversed. */
+static void t_cluster_order(void)
+{
+	enum { N = 40 };
+	struct bb_err err = {{0}};
+	Agraph_t *g = bb_viz_pattern_graph("patterns", &err);
+	CHECK(g != NULL);
+	if (!g)
+		return;
+	char name[N][32], *held[N];
+	for (int i = N - 1; i >= 0; i--) {
+		snprintf(name[i], sizeof name[i], "cluster_%d", i + 1);
+		held[i] = agstrdup(g, name[i]);
+	}
+	for (int i = 0; i < N; i++)
+		CHECK(agsubg(g, name[i], 1) != NULL);
+	int i = 0;
+	for (Agraph_t *sub = agfstsubg(g); sub; sub = agnxtsubg(sub), i++)
+		CHECK_STR(agnameof(sub), i < N ? name[i] : "(none)");
+	CHECK_INT(i, N);
+	CHECK(agsubg(g, name[N - 1], 0) != NULL); /* found by name again */
+	CHECK(agsubg(g, S("cluster_0"), 0) == NULL);
+	for (int k = 0; k < N; k++)
+		agstrfree(g, held[k]);
+	agclose(g);
+}
+
 /* ---- delay graphs --------------------------------------------------------------- */
 
 static const struct bb_vdelay d01[2] = {{1000000, 90}, {2500000, 10}};
@@ -520,6 +551,7 @@ static void t_units(void)
 static const struct unit_test tests[] = {
 	{"patterns_json", t_patterns_json},
 	{"patterns_dot", t_patterns_dot},
+	{"cluster_order", t_cluster_order},
 	{"patterns_text", t_patterns_text},
 	{"graph_json", t_graph_json},
 	{"graph_dot", t_graph_dot},
