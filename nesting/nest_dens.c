@@ -82,9 +82,9 @@ void nest_densities(struct bb_nest *n, enum nest_dens which)
 	size_t nt = which == NEST_DENS_RETURN ? n->board.rsb.n : n->board.ntri;
 	for (size_t i = 0; i < nt; i++) {
 		int seq = (t[i].c & (NEST_SEQ_FIRST | NEST_SEQ_NEXT)) != 0;
-		if (which != NEST_DENS_RETURN && seq != (which == NEST_DENS_SEQ))
-			continue;
-		for (int half = 0; half < 2; half++)
+		if ((which != NEST_DENS_RETURN && seq != (which == NEST_DENS_SEQ)) || !t[i].h)
+			continue; /* or a sequence histogram no one reads (nest_seq.c) */
+		for (uint32_t half = 0; half < nest_tri_halves(&t[i]); half++)
 			dens_half(n, t[i].h + (size_t)half * nb, n->board.binw + (size_t)half * nb, m,
 			          reach, P, W);
 	}

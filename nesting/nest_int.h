@@ -127,10 +127,14 @@ struct mrec {
 
 struct triple {
 	uint32_t a, b, c;
-	double *h;   /* 2 * bins.n values */
+	double *h;   /* bins.n values, or 2 * bins.n once neg (NULL: a sequence
+	                histogram no round reads now, nest_seq.c); read and
+	                counted through nest_tri_get and nest_tri_at */
 	double norm; /* CALLER: 1 / (A->B call pairs), else 1 (see nest_triple_norms) */
 	int seq;     /* a NEST_SEQ_FIRST histogram: its edge is measured from the
 	                anchors (nest_seq_from_assignment) */
+	int neg;     /* h holds the second half, the negative delays' (made on the
+	                first count there: only skew or reordering makes one) */
 };
 
 /* Call pairs per edge (A, B): a = UINT32_MAX marks an empty slot. */
@@ -474,6 +478,7 @@ void nest_heap_sample(struct bb_nest *n);
  * the _add function. */
 struct triple *nest_triple_add(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c);
 struct triple *nest_rsb_add(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c);
+double *nest_tri_at(const struct bb_nest *n, struct triple *t, uint32_t k);
 struct pairc *nest_pairc_add(struct bb_nest *n, uint32_t a, uint32_t b);
 void nest_board_free(struct nest_board *b);
 
@@ -616,6 +621,18 @@ static inline int64_t nest_sub(int64_t a, int64_t b)
 static inline uint32_t nest_sb_bin(const struct bb_nest *n, int64_t d)
 {
 	return d >= 0 ? nest_bin(&n->cfg.bins, d) : n->cfg.bins.n + nest_bin(&n->cfg.bins, -d);
+}
+
+/* Histogram t's value in scoreboard bin k: 0 in a second half not made. */
+static inline double nest_tri_get(const struct bb_nest *n, const struct triple *t, uint32_t k)
+{
+	return k < n->cfg.bins.n || t->neg ? t->h[k] : 0;
+}
+
+/* The halves histogram t holds (1, or 2 with negative delays). */
+static inline uint32_t nest_tri_halves(const struct triple *t)
+{
+	return t->neg ? 2 : 1;
 }
 
 /* The tables' hash of a key (a pair takes c = 0). */

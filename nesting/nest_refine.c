@@ -46,12 +46,12 @@ struct rparent {
 	uint32_t k_ab, k_b; /* its kinds by (caller, node) and by node alone */
 	uint32_t k_bq;      /* by (node, its req= label), or k_b (no label, a rare one) */
 	uint32_t nkids;
+	uint32_t head;      /* first child (index in ch), or BB_NONE */
 	uint64_t seq;       /* hash of its children's callees in call order (0: none) */
 	double lp;          /* log_p of its kind and seq, from the last count (count_seqs
 	                       and do_move keep it: the search asks for it at every look) */
-	uint32_t head;      /* first child (index in ch), or BB_NONE */
 	uint64_t changed;   /* the tick of its last change */
-};
+}; /* 48 bytes, no padding */
 
 struct rkind {
 	uint32_t a, b;     /* a NEST_ANY: the kind of every call into b */

@@ -98,7 +98,7 @@ void nest_score_child(struct bb_nest *n, struct call *child, struct call **cand,
 		struct triple *t = !pool                ? nest_triple(n, cand[i]->from, child->from, child->to, 1)
 		                   : a == NEST_ANY ? pool
 		                                   : nest_triple(n, a, child->from, child->to, 1);
-		t->h[nest_sb_bin(n, nest_sub(child->call_ts, cand[i]->call_ts))] += w;
+		*nest_tri_at(n, t, nest_sb_bin(n, nest_sub(child->call_ts, cand[i]->call_ts))) += w;
 	}
 }
 
@@ -118,6 +118,9 @@ void nest_smooth(struct bb_nest *n)
 	int nb = (int)n->cfg.bins.n;
 	double *out = bb_xmalloc((size_t)nb * sizeof(*out));
 	for (size_t t = 0; t < 2 * n->board.ntri; t++) {
+		if (!n->board.tri[t / 2].h || t % 2 >= nest_tri_halves(&n->board.tri[t / 2]))
+			continue; /* a sequence histogram no one reads (nest_seq.c), or a
+			             second half not made (all 0) */
 		double *h = n->board.tri[t / 2].h + (t % 2) * (size_t)nb; /* each half alone */
 		for (int j = 0; j < nb; j++) {
 			double v = 0;
@@ -212,7 +215,7 @@ static double parent_score(struct bb_nest *n, struct call *par, const struct cal
 		s = nest_seq_score(n, par, child);
 	} else {
 		uint32_t bk = nest_sb_bin(n, nest_sub(child->call_ts, par->call_ts));
-		s = t ? t->h[bk] * n->board.binw[bk] * t->norm : 0;
+		s = t ? nest_tri_get(n, t, bk) * n->board.binw[bk] * t->norm : 0;
 	}
 	if (s > 0 && n->board.rsb.n)
 		s *= return_factor(n, par, child, x);
@@ -453,7 +456,7 @@ double bb_nest_score(const struct bb_nest *n, const char *a, const char *b, cons
 	if (n->cfg.p.scoreboard == BB_NEST_SB_EDGE)
 		ia = NEST_ANY;
 	struct triple *t = nest_triple((struct bb_nest *)(uintptr_t)n, ia, ib, ic, 0);
-	return t ? t->h[nest_sb_bin(n, delta_ns)] : 0;
+	return t ? nest_tri_get(n, t, nest_sb_bin(n, delta_ns)) : 0;
 }
 
 /* ---- the return-side score (--return-score) ------------------------------------ */
@@ -475,7 +478,7 @@ void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand
 		struct triple *t = !pooled ? nest_rsb(n, cand[i]->from, child->from, child->to, 1)
 		                   : a == NEST_ANY ? pool
 		                                   : nest_rsb(n, a, child->from, child->to, 1);
-		t->h[nest_sb_bin(n, nest_sub(cand[i]->end_ts, child->ret_ts))] += w;
+		*nest_tri_at(n, t, nest_sb_bin(n, nest_sub(cand[i]->end_ts, child->ret_ts))) += w;
 	}
 }
 
@@ -495,5 +498,5 @@ static double return_factor(struct bb_nest *n, const struct call *par, const str
 	if (!t)
 		return 0;
 	uint32_t bk = nest_sb_bin(n, nest_sub(par->end_ts, child->ret_ts));
-	return t->h[bk] * n->board.binw[bk];
+	return nest_tri_get(n, t, bk) * n->board.binw[bk];
 }

@@ -102,7 +102,7 @@ double nest_seq_score(struct bb_nest *n, const struct call *par, const struct ca
 	if (!t)
 		return 0;
 	uint32_t bk = nest_sb_bin(n, nest_sub(child->call_ts, a));
-	return t->h[bk] * n->board.binw[bk];
+	return nest_tri_get(n, t, bk) * n->board.binw[bk];
 }
 
 /* The sequence stage: child c has just been given parent par (the tree
@@ -112,7 +112,7 @@ void nest_seq_learn(struct bb_nest *n, struct call *par, struct call *c)
 	uint32_t kind;
 	int64_t a = anchor(n, par, c, &kind);
 	struct triple *t = nest_triple(n, NEST_ANY, c->from, c->to | kind, 1);
-	t->h[nest_sb_bin(n, nest_sub(c->call_ts, a))] += 1;
+	*nest_tri_at(n, t, nest_sb_bin(n, nest_sub(c->call_ts, a))) += 1;
 	if (n->gaps.spar && c->ridx < n->recs.nrec)
 		n->gaps.spar[c->ridx] = par->ridx;
 }
@@ -340,10 +340,11 @@ static int64_t anchor_rec(const struct bb_nest *n, uint32_t par, uint32_t i)
 
 /* The log-likelihood of a histogram's own samples (nn of them), as
  * densities (the scoreboard's bin weights). */
-static double self_loglik(const struct bb_nest *n, const double *h, double nn)
+static double self_loglik(const struct bb_nest *n, const struct triple *t, double nn)
 {
+	const double *h = t->h;
 	double l = 0;
-	for (uint32_t k = 0; k < 2 * n->cfg.bins.n; k++)
+	for (uint32_t k = 0; k < nest_tri_halves(t) * n->cfg.bins.n; k++)
 		if (h[k] > 0)
 			l += h[k] * log(h[k] / nn * n->board.binw[k]);
 	return l;
@@ -367,12 +368,37 @@ static int seq_likelier(struct bb_nest *n, const struct triple *tf)
 		return 0;
 	double nn = 0, nf = 0;
 	for (uint32_t k = 0; k < 2 * n->cfg.bins.n; k++) {
-		nn += tn->h[k];
-		nf += tf->h[k];
+		nn += nest_tri_get(n, tn, k);
+		nf += nest_tri_get(n, tf, k);
 	}
 	if (nn < NEST_SEQ_MIN || nn < nf)
 		return 0;
-	return self_loglik(n, tn->h, nn) > self_loglik(n, td->h, nn);
+	return self_loglik(n, tn, nn) > self_loglik(n, td, nn);
+}
+
+/* The sequence histograms the round will not read, freed (the next round
+ * counts them anew): the delays from the call that only seq_likelier
+ * compares, and the gaps of an edge that keeps its delays from the call.
+ * Not with --sequence, which scores every edge from its anchors. (Each is
+ * 2 * bins.n doubles, 30 KB: table1-short's flow peaked with four.) */
+static void seq_unused(struct bb_nest *n)
+{
+	if (n->cfg.p.sequence)
+		return;
+	for (size_t i = 0; i < n->board.ntri; i++) {
+		struct triple *x = &n->board.tri[i];
+		uint32_t bits = x->c & (NEST_SEQ_FIRST | NEST_SEQ_NEXT);
+		if (!bits)
+			continue;
+		const struct triple *tf =
+		    bits == NEST_SEQ_FIRST
+		        ? x
+		        : nest_triple(n, NEST_ANY, x->b, (x->c & ~bits) | NEST_SEQ_FIRST, 0);
+		if (bits == (NEST_SEQ_FIRST | NEST_SEQ_NEXT) || !tf || !tf->seq) {
+			free(x->h);
+			x->h = NULL;
+		}
+	}
 }
 
 /* --global without --sequence, before each round after the first: the
@@ -392,9 +418,17 @@ int nest_seq_from_assignment(struct bb_nest *n)
 		return 0;
 	int moved = nest_seq_from_global(n);
 	uint64_t keep = n->st.triples; /* the stat counts the scoreboard's */
-	for (size_t i = 0; i < n->board.ntri; i++)
-		if (n->board.tri[i].c & (NEST_SEQ_FIRST | NEST_SEQ_NEXT))
-			memset(n->board.tri[i].h, 0, 2 * (size_t)n->cfg.bins.n * sizeof(double));
+	for (size_t i = 0; i < n->board.ntri; i++) {
+		struct triple *x = &n->board.tri[i];
+		if (!(x->c & (NEST_SEQ_FIRST | NEST_SEQ_NEXT)))
+			continue;
+		if (x->h) {
+			memset(x->h, 0, nest_tri_halves(x) * (size_t)n->cfg.bins.n * sizeof(double));
+		} else { /* seq_unused freed it */
+			x->h = bb_xcalloc(n->cfg.bins.n, sizeof(*x->h));
+			x->neg = 0;
+		}
+	}
 	for (uint32_t i = 0; i < n->recs.nrec; i++) {
 		uint32_t par = n->solve.gpar[i];
 		if (par == BB_NONE || n->gaps.scall[i] == BB_NO_TIME)
@@ -407,16 +441,19 @@ int nest_seq_from_assignment(struct bb_nest *n)
 		struct triple *x = nest_triple(n, NEST_ANY, b, m->arg | NEST_SEQ_FIRST, 1);
 		if (kind == NEST_SEQ_NEXT)
 			x = nest_triple(n, NEST_ANY, b, m->arg | kind, 1);
-		x->h[nest_sb_bin(n, nest_sub(t, a == BB_NO_TIME ? n->gaps.scall[par] : a))] += 1;
+		*nest_tri_at(n, x, nest_sb_bin(n, nest_sub(t, a == BB_NO_TIME ? n->gaps.scall[par] : a))) +=
+		    1;
 		if (kind == NEST_SEQ_NEXT)
-			nest_triple(n, NEST_ANY, b, m->arg | NEST_SEQ_FIRST | NEST_SEQ_NEXT, 1)
-			    ->h[nest_sb_bin(n, nest_sub(t, n->gaps.scall[par]))] += 1;
+			*nest_tri_at(n,
+			             nest_triple(n, NEST_ANY, b, m->arg | NEST_SEQ_FIRST | NEST_SEQ_NEXT, 1),
+			             nest_sb_bin(n, nest_sub(t, n->gaps.scall[par]))) += 1;
 	}
 	for (size_t i = 0; i < n->board.ntri; i++) {
 		struct triple *tf = &n->board.tri[i];
 		if ((tf->c & (NEST_SEQ_FIRST | NEST_SEQ_NEXT)) == NEST_SEQ_FIRST)
 			tf->seq = seq_likelier(n, tf);
 	}
+	seq_unused(n);
 	nest_densities(n, NEST_DENS_SEQ);
 	n->st.triples = keep;
 	n->gaps.ready = 1;

@@ -1591,6 +1591,40 @@ static void test_densities(void)
 	CHECK(bb_nest_params_check(&p, &err) < 0);
 }
 
+/* A histogram holds its first half (delays >= 0) alone until a negative
+ * delay counts: its second half then comes, zeroed, and the first keeps
+ * its counts; before, the second half reads as 0. */
+static void test_histogram_halves(void)
+{
+	char t[4096];
+	densities_trace(t, sizeof t);
+	struct bb_nest_params p;
+	greedy_params(&p);
+	struct bb_nest *n = run(t, &p, BB_NEST_INFER, NULL);
+	uint32_t nb = n->cfg.bins.n;
+	struct triple *x = nest_triple_add(n, 900001, 900002, 900003);
+	CHECK_INT(x->neg, 0);
+	CHECK_INT(nest_tri_halves(x), 1);
+	*nest_tri_at(n, x, 3) += 1.5;
+	CHECK(nest_tri_get(n, x, nb + 3) == 0);
+	CHECK_INT(x->neg, 0);
+	uint32_t k = nest_sb_bin(n, -2000);
+	CHECK(k >= nb && k < 2 * nb);
+	*nest_tri_at(n, x, k) += 2;
+	CHECK_INT(x->neg, 1);
+	CHECK_INT(nest_tri_halves(x), 2);
+	CHECK(nest_tri_get(n, x, k) == 2);
+	CHECK(nest_tri_get(n, x, 3) == 1.5);
+	double sum = 0;
+	for (uint32_t i = 0; i < 2 * nb; i++)
+		sum += nest_tri_get(n, x, i);
+	CHECK(sum == 3.5);
+	/* a learnt histogram with no negative delay reads 0 there */
+	CHECK(bb_nest_score(n, "A", "B", "C", 30 * MS) > 0);
+	CHECK(bb_nest_score(n, "A", "B", "C", -30 * MS) == 0);
+	bb_nest_free(n);
+}
+
 static const struct unit_test tests[] = {
 	{"bins", test_bins},
 	{"bins_fast", test_bins_fast},
@@ -1609,6 +1643,7 @@ static const struct unit_test tests[] = {
 	{"skew_window", test_skew_window},
 	{"smoothing", test_smoothing},
 	{"densities", test_densities},
+	{"histogram_halves", test_histogram_halves},
 	{"streaming_memory", test_streaming_memory},
 	{"rank_and_prune", test_rank_and_prune},
 	{"parse_error", test_parse_error},
