@@ -189,6 +189,13 @@ struct nest_global {
 	size_t captruth;
 	uint8_t *ek;      /* per entry, with a last round's assignment: its queue count
 	                     (nest_queue.c), or NULL */
+	int keep;         /* the rounds keep the children and their candidates (ch, ent's
+	                     par) from the first round's replay and score them again
+	                     (nest_global_rescore) instead of replaying */
+	uint8_t *cls;     /* with keep and tokens (content.rtok): per entry, its content
+	                     class (nest_content.c); NULL without tokens, which leave
+	                     every class CLS_NONE and no child marked */
+	uint8_t *cex;     /* with cls: per child, its parent found by ctx= (cexact) */
 };
 
 /* ---- patterns (nest_paths.c) ------------------------------------------------- */
@@ -559,6 +566,12 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
  * or pass 1's counts); sets n->gpar and frees n->glob. Also --bound's solver. */
 void nest_global_solve(struct bb_nest *n);
 void nest_global_free(struct bb_nest *n);
+/* The end of a round: frees what the round made, but with keep the children
+ * and their candidates, which the next round scores again. */
+void nest_global_round_end(struct bb_nest *n);
+/* Scores the kept children's candidates again (a round after the first),
+ * as the replay collecting them would. */
+void nest_global_rescore(struct bb_nest *n);
 
 /* nest_queue.c */
 void nest_queue_ranks(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc,

@@ -301,13 +301,20 @@ static void global_rounds(struct bb_nest *n)
 			free(n->solve.gpar);
 			n->solve.gpar = NULL;
 		}
-		/* the last replay's counts size the candidates' arrays (a replay
-		 * finds the same children; a hint only, within the budget) */
-		size_t most = n->cfg.p.memory_bytes / 16;
-		n->solve.glob.hintch = n->st.children < most ? n->st.children : most;
-		n->solve.glob.hintent = n->st.candidates < most ? n->st.candidates : most;
 		n->phase.gstage = 1;
-		nest_replay(n);
+		if (r && n->solve.glob.keep) {
+			/* a replay would find the same children and candidates */
+			nest_global_rescore(n);
+		} else {
+			/* the last replay's counts size the candidates' arrays (a
+			 * hint only, within the budget) */
+			size_t most = n->cfg.p.memory_bytes / 16;
+			n->solve.glob.hintch = n->st.children < most ? n->st.children : most;
+			n->solve.glob.hintent = n->st.candidates < most ? n->st.candidates : most;
+			/* the return times stand for the replay's calls */
+			n->solve.glob.keep = n->recs.rret != NULL;
+			nest_replay(n);
+		}
 		n->phase.gstage = 0;
 		n->st.global_rounds++;
 		if (!n->solve.glob.full) {
@@ -317,8 +324,9 @@ static void global_rounds(struct bb_nest *n)
 		} else if (moved) {
 			n->solve.gpar = nest_seq_parents(n); /* the last round's stand */
 		}
-		nest_global_free(n);
+		nest_global_round_end(n);
 	}
+	nest_global_free(n);
 }
 
 /* Pass 2 from the records: the stages that learn from a replay, then the
