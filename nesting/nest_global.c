@@ -57,17 +57,19 @@ static void score_child(struct bb_nest *n, const struct nest_gchild *x, const st
 	}
 }
 
-/* Appends child c (a CALL record index) with its candidates' scores. */
-void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc)
+/* Appends child c and its candidates, unscored; returns it, or NULL over
+ * the budget. */
+static struct nest_gchild *append_child(struct bb_nest *n, const struct call *c,
+                                        struct call **cand, size_t nc)
 {
 	struct nest_global *g = &n->solve.glob;
 	if (g->full)
-		return;
+		return NULL;
 	/* the budget counts 16 bytes a candidate, 20 a child (the entry's
 	 * former size: the same traces fit as before) */
 	if ((g->nent + nc) * 16 + g->nch * 20 > n->cfg.p.memory_bytes) {
 		g->full = 1; /* greedy choice instead (global_used stays 0) */
-		return;
+		return NULL;
 	}
 	if (g->nch == g->capch) {
 		g->capch = g->capch ? 2 * g->capch : MAX(g->hintch, 1024);
@@ -93,9 +95,24 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 		g->cex[g->nch] = c->cexact;
 		memcpy(&g->cls[g->nent], n->calls.ccls, nc);
 	}
+	for (size_t i = 0; i < nc; i++)
+		g->ent[g->nent + i].par = cand[i]->ridx; /* scored later: append */
 	g->nch++;
 	g->nent += nc;
-	score_child(n, x, c, cand, nc);
+	return x;
+}
+
+void nest_global_append(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc)
+{
+	append_child(n, c, cand, nc);
+}
+
+/* Appends child c (a CALL record index) with its candidates' scores. */
+void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc)
+{
+	struct nest_gchild *x = append_child(n, c, cand, nc);
+	if (x)
+		score_child(n, x, c, cand, nc);
 }
 
 /* A round after the first, with keep: the children and candidates the

@@ -196,6 +196,7 @@ struct nest_global {
 	                     class (nest_content.c); NULL without tokens, which leave
 	                     every class CLS_NONE and no child marked */
 	uint8_t *cex;     /* with cls: per child, its parent found by ctx= (cexact) */
+	int have;         /* with keep: the return-side replay collected them all */
 };
 
 /* ---- patterns (nest_paths.c) ------------------------------------------------- */
@@ -561,6 +562,9 @@ uint32_t nest_content_ids(const struct bb_nest *n, uint32_t ridx, uint32_t max_c
 
 /* nest_global.c */
 void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);
+/* The same, unscored (with keep, the return-side replay: nest_global_rescore
+ * scores them once the return-side histograms are complete). */
+void nest_global_append(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);
 /* Chooses the parents of the children in n->glob (each entry's w its log
  * score) that maximise the sum of the scores under the capacities (n->glob.cap,
  * or pass 1's counts); sets n->gpar and frees n->glob. Also --bound's solver. */

@@ -302,7 +302,7 @@ static void global_rounds(struct bb_nest *n)
 			n->solve.gpar = NULL;
 		}
 		n->phase.gstage = 1;
-		if (r && n->solve.glob.keep) {
+		if (n->solve.glob.keep && (r || n->solve.glob.have)) {
 			/* a replay would find the same children and candidates */
 			nest_global_rescore(n);
 		} else {
@@ -343,10 +343,20 @@ static void replay_stages(struct bb_nest *n, int bound)
 		nest_content_finish(n);
 	}
 	if (n->recs.rret && n->cfg.p.return_score && !bound) {
-		/* --return-score: a first replay builds the return-side histograms */
+		/* --return-score: a first replay builds the return-side histograms;
+		 * with --global it also collects the children and their candidates,
+		 * which the rounds score (nest_global_rescore) */
+		struct nest_global *g = &n->solve.glob;
+		g->keep = n->cfg.mode == BB_NEST_INFER && n->cfg.p.global;
+		size_t most = n->cfg.p.memory_bytes / 16;
+		g->hintch = n->st.children < most ? n->st.children : most;
+		g->hintent = n->st.candidates < most ? n->st.candidates : most;
 		n->phase.rstage = 1;
 		nest_replay(n);
 		n->phase.rstage = 0;
+		g->have = g->keep && !g->full;
+		if (!g->have)
+			nest_global_free(n); /* the rounds replay */
 		nest_densities(n, NEST_DENS_RETURN);
 		n->st.return_scored = 1;
 	}
