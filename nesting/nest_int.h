@@ -371,8 +371,10 @@ struct nest_gaps {
 	int ready;                /* the sequence histograms are learnt */
 	uint32_t *spar;           /* sequence stage, --global: per CALL record, its parent's */
 	int64_t *sret, *scall;    /* ... and its return and call times */
-	int scall_recs;           /* scall is the records' call times (nest_seq_times) */
+	int scall_recs;           /* scall is a copy of the records' call times
+	                             (nest_seq_times), dropped while a solve runs */
 	uint32_t *soff, *skid;    /* ... each parent record's children: skid[soff[p]..soff[p+1]) */
+	int scall_rec;            /* no scall: the records' own call times (nest_scall) */
 	double *qlog;             /* --global: per node, the queue offsets' log factors
 	                             (nest_queue.c), or NULL */
 };
@@ -536,7 +538,7 @@ void nest_seq_returned(struct bb_nest *n, const struct call *c);
 void nest_seq_stage_begin(struct bb_nest *n);
 void nest_seq_stage_end(struct bb_nest *n);
 void nest_seq_free(struct bb_nest *n);
-void nest_seq_times(struct bb_nest *n);
+void nest_seq_times(struct bb_nest *n, int rec);
 void nest_seq_times_drop(struct bb_nest *n);
 void nest_seq_times_again(struct bb_nest *n);
 int nest_seq_from_global(struct bb_nest *n);
@@ -548,6 +550,23 @@ int nest_seq_from_assignment(struct bb_nest *n);
 int nest_seq_edge(struct bb_nest *n, const struct call *child);
 uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
                            const struct call *child);
+
+/* The call time of CALL record i as the sequence stage notes it (BB_NO_TIME
+ * for other records): scall's, or with scall_rec the record's own, which
+ * holds it whenever no replay runs (the rounds score outside replays). */
+static inline int64_t nest_scall(const struct bb_nest *n, uint32_t i)
+{
+	if (n->gaps.scall)
+		return n->gaps.scall[i];
+	const struct mrec *m = &n->recs.rec[i];
+	return m->op_from >> 30 == REC_CALL ? m->u.ts : BB_NO_TIME;
+}
+
+/* Whether the call times of nest_scall are there. */
+static inline int nest_has_scall(const struct bb_nest *n)
+{
+	return n->gaps.scall || n->gaps.scall_rec;
+}
 
 /* nest_content.c */
 void nest_content_record(struct bb_nest *n, const struct bb_rec *rec, uint32_t ridx);

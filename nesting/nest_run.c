@@ -365,7 +365,7 @@ static void replay_stages(struct bb_nest *n, int bound)
 		/* --global alone: the sequence stage would choose parents only to
 		 * drop them (nest_seq_stage_end) and note each call's times, which
 		 * the records hold (the call's, and pass 1's return in rret) */
-		nest_seq_times(n);
+		nest_seq_times(n, n->solve.glob.have);
 	} else if (n->cfg.mode == BB_NEST_INFER && (n->cfg.p.sequence || n->cfg.p.global) &&
 	           !bound) {
 		/* the sequence gaps (nest_seq.c); the stage's statistics are not the run's */
