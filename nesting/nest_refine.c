@@ -639,7 +639,11 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 	uint32_t e0 = asg[ci], p0 = g->ent[e0].par;
 	struct rparent *p = parent_of(g, r, e0);
 	double lp_p = p->lp;
-	double lp_p1 = log_p(r, p->kind, seq_key(g, r, p, ci, BB_NONE));
+	/* p's sequence without ci, looked up when a move first passes the
+	 * bound with its kind's most likely sequence in its place (a sum is
+	 * monotone in each term, so the test with it fails whenever that
+	 * one does) */
+	double lp_p1 = NAN, lp_pmax = r->kind[p->kind].lp_max;
 	double sp = sib(r, p, ci, BB_NONE);
 	for (uint32_t j = 0; j < x->nc; j++) {
 		uint32_t e1 = x->off + j;
@@ -652,7 +656,10 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 		/* a log probability is <= 0 and a cost >= 0: the gains below are
 		 * at most these bounds, and a bound under the best gain (with a
 		 * margin for rounding) skips the sequences' work */
-		if (dt + lp_p1 - lp_p - lp_q > b.gain - BOUND_SLACK && fits(g, r, q, ci, BB_NONE)) {
+		if (dt + lp_pmax - lp_p - lp_q > b.gain - BOUND_SLACK && isnan(lp_p1))
+			lp_p1 = log_p(r, p->kind, seq_key(g, r, p, ci, BB_NONE));
+		if (dt + lp_pmax - lp_p - lp_q > b.gain - BOUND_SLACK &&
+		    dt + lp_p1 - lp_p - lp_q > b.gain - BOUND_SLACK && fits(g, r, q, ci, BB_NONE)) {
 			double d = dt + lp_p1 - lp_p +
 			           log_p(r, q->kind, seq_key(g, r, q, BB_NONE, ci)) - lp_q;
 			if (d > b.gain)
