@@ -46,6 +46,8 @@ struct rparent {
 	uint32_t k_ab, k_b; /* its kinds by (caller, node) and by node alone */
 	uint32_t k_bq;      /* by (node, its req= label), or k_b (no label, a rare one) */
 	uint32_t nkids;
+	float wmax;         /* at least its children's rkid.w (a bound: kept up on a
+	                       child's arrival, not lowered when one leaves) */
 	uint64_t seq;       /* hash of its children's callees in call order (0: none) */
 	double lp;          /* log_p of its kind and seq, from the last count (count_seqs
 	                       and do_move keep it: the search asks for it at every look) */
@@ -510,6 +512,8 @@ static void do_move(struct nest_global *g, struct refine *r, uint32_t *asg, uint
 	p->changed = q->changed = ++r->tick;
 	asg[ci] = e1;
 	r->kid[ci].w = g->ent[e1].w;
+	if (r->kid[ci].w > q->wmax)
+		q->wmax = r->kid[ci].w;
 }
 
 /* Has anything child ci's best change depends on changed since it was
@@ -666,6 +670,10 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 				b = (struct change){d, e1, BB_NONE, BB_NONE, BB_NONE, BB_NONE};
 		}
 		double cap = dt - lp_p - lp_q + r->sib * p->nkids; /* sib(p, y, ci) at most */
+		/* no child of q passes the bound below when the largest w does not
+		 * (the best gain only grows) */
+		if (!(cap + q->wmax > b.gain - BOUND_SLACK))
+			continue;
 		for (uint32_t y = q->head; y != BB_NONE; y = r->kid[y].next) {
 			if (!(cap + r->kid[y].w > b.gain - BOUND_SLACK))
 				continue;
@@ -1010,6 +1018,7 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 		x->k_bq = q != BB_NONE ? kind_memo(n, r, &km, NEST_ANY, b, q) : x->k_b;
 		x->kind = x->k_b;
 		x->nkids = 0;
+		x->wmax = -INFINITY;
 		x->seq = 0;
 		x->head = BB_NONE;
 		x->changed = 0;
@@ -1019,8 +1028,11 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 	r->par = bb_xrealloc(r->par, (r->npar ? r->npar : 1) * sizeof(*r->par));
 	count_labels(n, r);
 	for (uint32_t ci = 0; ci < g->nch; ci++) {
-		link_kid(r, parent_of(g, r, asg[ci]), ci);
+		struct rparent *p = parent_of(g, r, asg[ci]);
+		link_kid(r, p, ci);
 		r->kid[ci].w = g->ent[asg[ci]].w;
+		if (r->kid[ci].w > p->wmax)
+			p->wmax = r->kid[ci].w;
 	}
 	for (size_t p = 0; p < r->npar; p++)
 		r->par[p].seq = seq_key(g, r, &r->par[p], BB_NONE, BB_NONE);
