@@ -465,15 +465,24 @@ static int sib_share(const struct refine *r, uint32_t y, uint32_t z)
 	return 0;
 }
 
-/* sib times the children of x, less y and skip, that share a token with y. */
-static double sib(const struct refine *r, const struct rparent *x, uint32_t y, uint32_t skip)
+static double sib_walk(const struct refine *r, const struct rparent *x, uint32_t y,
+                       uint32_t skip)
 {
-	if (r->sib == 0 || !r->nstok[y])
-		return 0;
 	uint32_t k = 0;
 	for (uint32_t z = x->head; z != BB_NONE; z = r->kid[z].next)
 		k += z != y && z != skip && r->nstok[z] && sib_share(r, y, z);
 	return r->sib * k;
+}
+
+/* sib times the children of x, less y and skip, that share a token with y.
+ * The test inline: most children have no token to share (every child
+ * without tokens in the trace), and the search asks at every candidate. */
+static inline double sib(const struct refine *r, const struct rparent *x, uint32_t y,
+                         uint32_t skip)
+{
+	if (r->sib == 0 || !r->nstok[y])
+		return 0;
+	return sib_walk(r, x, y, skip);
 }
 
 /* Whether parent q, less child out (or BB_NONE), has a child into callee c. */
