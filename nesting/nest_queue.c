@@ -102,7 +102,7 @@ static int started(struct bb_nest *n, uint32_t q, uint32_t self, int64_t t, int 
 		uint32_t x = n->gaps.skid[i];
 		if (x == self)
 			*has_self = 1;
-		else if (nest_scall(n, x) < t && !s)
+		else if (!s && nest_scall(n, x) < t) /* the time only until one starts */
 			s = start_call(n, x);
 	}
 	return s;
