@@ -542,8 +542,11 @@ static void search_grow(struct search *s)
 	s->path = bb_xrealloc(s->path, (s->capst + 1) * sizeof(*s->path));
 }
 
-static void relax(struct search *s, struct gnode *nd, uint32_t u, uint32_t v, uint32_t via,
-                  double d)
+/* Inlined at its five calls in augment (the search's inner step: a call
+ * each was 1.2% of table1-par-medium's instructions). */
+static inline __attribute__((always_inline)) void relax(struct search *s, struct gnode *nd,
+                                                        uint32_t u, uint32_t v, uint32_t via,
+                                                        double d)
 {
 	struct gnode *x = &nd[v];
 	struct sstate *y;
