@@ -20,42 +20,21 @@
  * paths (nest_global_solve); then a last replay builds the paths from the
  * chosen parents. */
 
-/* Appends child c (a CALL record index) with its candidates' scores. */
-void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc)
+/* Scores child x (call c) against its candidates cand (its entries' order)
+ * into its entries: each one's log score, queue offset (ek) and the
+ * ambiguity marks. */
+static void score_child(struct bb_nest *n, const struct nest_gchild *x, const struct call *c,
+                        struct call **cand, size_t nc)
 {
 	struct nest_global *g = &n->solve.glob;
-	if (g->full)
-		return;
-	/* the budget counts 16 bytes a candidate, 20 a child (the entry's
-	 * former size: the same traces fit as before) */
-	if ((g->nent + nc) * 16 + g->nch * 20 > n->cfg.p.memory_bytes) {
-		g->full = 1; /* greedy choice instead (global_used stays 0) */
-		return;
-	}
-	if (g->nch == g->capch) {
-		g->capch = g->capch ? 2 * g->capch : MAX(g->hintch, 1024);
-		g->ch = bb_xrealloc(g->ch, g->capch * sizeof(*g->ch));
-	}
-	if (g->nent + nc > g->capent) {
-		while (g->nent + nc > g->capent)
-			g->capent = g->capent ? 2 * g->capent : MAX(g->hintent, 4096);
-		g->ent = bb_xrealloc(g->ent, g->capent * sizeof(*g->ent));
-		if (n->gaps.soff) /* a last round's assignment: queue offsets */
-			g->ek = bb_xrealloc(g->ek, g->capent);
-	}
-	struct nest_gchild *x = &g->ch[g->nch++];
-	x->ridx = c->ridx;
-	x->c = c->to;
-	x->off = g->nent;
-	x->nc = (uint32_t)nc;
 	double best = 0, sum = 0;
-	size_t first = g->nent;
+	size_t first = x->off;
 	if (g->ek)
 		nest_queue_ranks(n, c, cand, nc, &g->ek[first]);
 	struct nest_edge_look look;
 	nest_edge_look(n, c, &look);
 	for (size_t i = 0; i < nc; i++) {
-		struct nest_gent *e = &g->ent[g->nent++];
+		struct nest_gent *e = &g->ent[first + i];
 		double s = nest_base_score(n, cand[i], c, &look) * nest_content_factor(n, c, i);
 		if (s > 0) {
 			sum += s;
@@ -76,6 +55,118 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 			if (g->ent[first + i].w >= wmin)
 				n->solve.ramb[cand[i]->ridx] |= 2;
 	}
+}
+
+/* Appends child c and its candidates, unscored; returns it, or NULL over
+ * the budget. */
+static struct nest_gchild *append_child(struct bb_nest *n, const struct call *c,
+                                        struct call **cand, size_t nc)
+{
+	struct nest_global *g = &n->solve.glob;
+	if (g->full)
+		return NULL;
+	/* the budget counts 16 bytes a candidate, 20 a child (the entry's
+	 * former size: the same traces fit as before) */
+	if ((g->nent + nc) * 16 + g->nch * 20 > n->cfg.p.memory_bytes) {
+		g->full = 1; /* greedy choice instead (global_used stays 0) */
+		return NULL;
+	}
+	if (g->nch == g->capch) {
+		g->capch = g->capch ? 2 * g->capch : MAX(g->hintch, 1024);
+		g->ch = bb_xrealloc(g->ch, g->capch * sizeof(*g->ch));
+		if (g->keep && n->content.rtok)
+			g->cex = bb_xrealloc(g->cex, g->capch);
+	}
+	if (g->nent + nc > g->capent) {
+		while (g->nent + nc > g->capent)
+			g->capent = g->capent ? 2 * g->capent : MAX(g->hintent, 4096);
+		g->ent = bb_xrealloc(g->ent, g->capent * sizeof(*g->ent));
+		if (n->gaps.soff) /* a last round's assignment: queue offsets */
+			g->ek = bb_xrealloc(g->ek, g->capent);
+		if (g->keep && n->content.rtok)
+			g->cls = bb_xrealloc(g->cls, g->capent);
+	}
+	struct nest_gchild *x = &g->ch[g->nch];
+	x->ridx = c->ridx;
+	x->c = c->to;
+	x->off = g->nent;
+	x->nc = (uint32_t)nc;
+	if (g->cls) {
+		g->cex[g->nch] = c->cexact;
+		memcpy(&g->cls[g->nent], n->calls.ccls, nc);
+	}
+	for (size_t i = 0; i < nc; i++)
+		g->ent[g->nent + i].par = cand[i]->ridx; /* scored later: append */
+	g->nch++;
+	g->nent += nc;
+	return x;
+}
+
+void nest_global_append(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc)
+{
+	append_child(n, c, cand, nc);
+}
+
+/* Appends child c (a CALL record index) with its candidates' scores. */
+void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc)
+{
+	struct nest_gchild *x = append_child(n, c, cand, nc);
+	if (x)
+		score_child(n, x, c, cand, nc);
+}
+
+/* A round after the first, with keep: the children and candidates the
+ * first round's replay collected, in the same order, as the calls the
+ * replay would make of their records (what scoring reads: nodes, times,
+ * the return times of pass 1, the content classes), scored again. */
+void nest_global_rescore(struct bb_nest *n)
+{
+	struct nest_global *g = &n->solve.glob;
+	const struct mrec *rec = n->recs.rec;
+	const int64_t *rret = n->recs.rret;
+	if (n->gaps.soff && !g->ek)
+		g->ek = bb_xmalloc(g->capent ? g->capent : 1);
+	size_t cap = 0;
+	struct call *pc = NULL, **cand = NULL;
+	struct call *c = bb_xcalloc(1, sizeof(*c));
+	for (size_t ci = 0; ci < g->nch; ci++) {
+		const struct nest_gchild *x = &g->ch[ci];
+		if (x->nc > cap) {
+			size_t nc = cap ? 2 * cap : 64;
+			while (nc < x->nc)
+				nc *= 2;
+			pc = bb_xrealloc(pc, nc * sizeof(*pc));
+			memset(&pc[cap], 0, (nc - cap) * sizeof(*pc));
+			cand = bb_xrealloc(cand, nc * sizeof(*cand));
+			cap = nc;
+		}
+		if (g->cls && n->calls.capccls < x->nc) {
+			n->calls.capccls = x->nc;
+			n->calls.ccls = bb_xrealloc(n->calls.ccls, n->calls.capccls);
+		}
+		if (g->cls) /* else no tokens: no class is read, no ctx= mark */
+			memcpy(n->calls.ccls, &g->cls[x->off], x->nc);
+		c->ridx = x->ridx;
+		c->from = rec[x->ridx].op_from & REC_NODE_MAX;
+		c->to = x->c;
+		c->call_ts = rec[x->ridx].u.ts;
+		c->ret_ts = c->end_ts = rret[x->ridx];
+		c->cexact = g->cls ? g->cex[ci] : 0;
+		for (uint32_t j = 0; j < x->nc; j++) {
+			uint32_t p = g->ent[x->off + j].par;
+			struct call *q = &pc[j];
+			q->ridx = p;
+			q->from = rec[p].op_from & REC_NODE_MAX;
+			q->to = rec[p].arg;
+			q->call_ts = rec[p].u.ts;
+			q->end_ts = rret[p];
+			cand[j] = q;
+		}
+		score_child(n, x, c, cand, x->nc);
+	}
+	free(c);
+	free(pc);
+	free(cand);
 }
 
 /* Children per call into b, from pass 1's counts: k when the calls into b
@@ -451,8 +542,11 @@ static void search_grow(struct search *s)
 	s->path = bb_xrealloc(s->path, (s->capst + 1) * sizeof(*s->path));
 }
 
-static void relax(struct search *s, struct gnode *nd, uint32_t u, uint32_t v, uint32_t via,
-                  double d)
+/* Inlined at its five calls in augment (the search's inner step: a call
+ * each was 1.2% of table1-par-medium's instructions). */
+static inline __attribute__((always_inline)) void relax(struct search *s, struct gnode *nd,
+                                                        uint32_t u, uint32_t v, uint32_t via,
+                                                        double d)
 {
 	struct gnode *x = &nd[v];
 	struct sstate *y;
@@ -793,7 +887,7 @@ void nest_global_solve(struct bb_nest *n)
 	for (size_t ci = 0; ci < g->nch; ci++)
 		n->solve.gpar[g->ch[ci].ridx] = g->ent[force[ci]].par;
 	free(force);
-	nest_global_free(n);
+	nest_global_round_end(n);
 }
 
 void nest_global_free(struct bb_nest *n)
@@ -802,5 +896,19 @@ void nest_global_free(struct bb_nest *n)
 	free(n->solve.glob.ent);
 	free(n->solve.glob.truth);
 	free(n->solve.glob.ek);
+	free(n->solve.glob.cls);
+	free(n->solve.glob.cex);
 	memset(&n->solve.glob, 0, sizeof(n->solve.glob));
+}
+
+void nest_global_round_end(struct bb_nest *n)
+{
+	struct nest_global *g = &n->solve.glob;
+	if (!g->keep || g->full) {
+		nest_global_free(n);
+		return;
+	}
+	free(g->truth);
+	g->truth = NULL;
+	g->captruth = 0;
 }

@@ -193,6 +193,14 @@ struct nest_global {
 	size_t captruth;
 	uint8_t *ek;      /* per entry, with a last round's assignment: its queue count
 	                     (nest_queue.c), or NULL */
+	int keep;         /* the rounds keep the children and their candidates (ch, ent's
+	                     par) from the first round's replay and score them again
+	                     (nest_global_rescore) instead of replaying */
+	uint8_t *cls;     /* with keep and tokens (content.rtok): per entry, its content
+	                     class (nest_content.c); NULL without tokens, which leave
+	                     every class CLS_NONE and no child marked */
+	uint8_t *cex;     /* with cls: per child, its parent found by ctx= (cexact) */
+	int have;         /* with keep: the return-side replay collected them all */
 };
 
 /* ---- patterns (nest_paths.c) ------------------------------------------------- */
@@ -367,8 +375,10 @@ struct nest_gaps {
 	int ready;                /* the sequence histograms are learnt */
 	uint32_t *spar;           /* sequence stage, --global: per CALL record, its parent's */
 	int64_t *sret, *scall;    /* ... and its return and call times */
-	int scall_recs;           /* scall is the records' call times (nest_seq_times) */
+	int scall_recs;           /* scall is a copy of the records' call times
+	                             (nest_seq_times), dropped while a solve runs */
 	uint32_t *soff, *skid;    /* ... each parent record's children: skid[soff[p]..soff[p+1]) */
+	int scall_rec;            /* no scall: the records' own call times (nest_scall) */
 	double *qlog;             /* --global: per node, the queue offsets' log factors
 	                             (nest_queue.c), or NULL */
 };
@@ -513,7 +523,7 @@ int nest_once_hard(struct bb_nest *n, uint32_t b, uint32_t c);
 /* Both of (b, c) as 0 (not once), 1 (once, soft) or 2 (once, hard),
  * remembered in m (zeroed by the caller): they read pass 1's counts alone,
  * and --global asks for every child of every round. */
-#define NEST_ONCE_MEMO 64
+#define NEST_ONCE_MEMO 1024 /* direct-mapped: 64 missed 28% on table1-par-medium */
 struct nest_once_memo {
 	uint32_t b[NEST_ONCE_MEMO], c[NEST_ONCE_MEMO];
 	uint8_t v[NEST_ONCE_MEMO]; /* 0 empty, else the answer + 1 */
@@ -533,7 +543,7 @@ void nest_seq_returned(struct bb_nest *n, const struct call *c);
 void nest_seq_stage_begin(struct bb_nest *n);
 void nest_seq_stage_end(struct bb_nest *n);
 void nest_seq_free(struct bb_nest *n);
-void nest_seq_times(struct bb_nest *n);
+void nest_seq_times(struct bb_nest *n, int rec);
 void nest_seq_times_drop(struct bb_nest *n);
 void nest_seq_times_again(struct bb_nest *n);
 int nest_seq_from_global(struct bb_nest *n);
@@ -545,6 +555,23 @@ int nest_seq_from_assignment(struct bb_nest *n);
 int nest_seq_edge(struct bb_nest *n, const struct call *child);
 uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
                            const struct call *child);
+
+/* The call time of CALL record i as the sequence stage notes it (BB_NO_TIME
+ * for other records): scall's, or with scall_rec the record's own, which
+ * holds it whenever no replay runs (the rounds score outside replays). */
+static inline int64_t nest_scall(const struct bb_nest *n, uint32_t i)
+{
+	if (n->gaps.scall)
+		return n->gaps.scall[i];
+	const struct mrec *m = &n->recs.rec[i];
+	return m->op_from >> 30 == REC_CALL ? m->u.ts : BB_NO_TIME;
+}
+
+/* Whether the call times of nest_scall are there. */
+static inline int nest_has_scall(const struct bb_nest *n)
+{
+	return n->gaps.scall || n->gaps.scall_rec;
+}
 
 /* nest_content.c */
 void nest_content_record(struct bb_nest *n, const struct bb_rec *rec, uint32_t ridx);
@@ -559,11 +586,20 @@ uint32_t nest_content_ids(const struct bb_nest *n, uint32_t ridx, uint32_t max_c
 
 /* nest_global.c */
 void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);
+/* The same, unscored (with keep, the return-side replay: nest_global_rescore
+ * scores them once the return-side histograms are complete). */
+void nest_global_append(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);
 /* Chooses the parents of the children in n->glob (each entry's w its log
  * score) that maximise the sum of the scores under the capacities (n->glob.cap,
  * or pass 1's counts); sets n->gpar and frees n->glob. Also --bound's solver. */
 void nest_global_solve(struct bb_nest *n);
 void nest_global_free(struct bb_nest *n);
+/* The end of a round: frees what the round made, but with keep the children
+ * and their candidates, which the next round scores again. */
+void nest_global_round_end(struct bb_nest *n);
+/* Scores the kept children's candidates again (a round after the first),
+ * as the replay collecting them would. */
+void nest_global_rescore(struct bb_nest *n);
 
 /* nest_queue.c */
 void nest_queue_ranks(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc,

@@ -637,6 +637,8 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 	} else if (n->phase.rstage) {
 		if (nc)
 			nest_score_return(n, c, n->calls.cand, nc);
+		if (nc && n->solve.glob.keep)
+			nest_global_append(n, c, n->calls.cand, nc);
 	} else if (n->phase.gstage) {
 		if (nc && n->cfg.p.bound)
 			nest_bound_collect(n, c, n->calls.cand, nc);

@@ -68,7 +68,7 @@ static int start_call(struct bb_nest *n, uint32_t x)
  * parent's first child in the last round's assignment (soff, skid). */
 void nest_queue_starts(struct bb_nest *n)
 {
-	if (!n->gaps.soff || !n->gaps.scall)
+	if (!n->gaps.soff || !nest_has_scall(n))
 		return;
 	for (size_t i = 0; i < n->board.pccap; i++)
 		n->board.pc[i].q_first = n->board.pc[i].q_all = 0;
@@ -76,7 +76,7 @@ void nest_queue_starts(struct bb_nest *n)
 		uint32_t first = BB_NONE;
 		for (uint32_t i = n->gaps.soff[p]; i < n->gaps.soff[p + 1]; i++) {
 			uint32_t x = n->gaps.skid[i];
-			if (first == BB_NONE || n->gaps.scall[x] < n->gaps.scall[first])
+			if (first == BB_NONE || nest_scall(n, x) < nest_scall(n, first))
 				first = x;
 			const struct mrec *m = &n->recs.rec[x];
 			struct pairc *e = nest_pairc(n, m->op_from & REC_NODE_MAX, m->arg, 0);
@@ -102,7 +102,7 @@ static int started(struct bb_nest *n, uint32_t q, uint32_t self, int64_t t, int 
 		uint32_t x = n->gaps.skid[i];
 		if (x == self)
 			*has_self = 1;
-		else if (n->gaps.scall[x] < t && !s)
+		else if (!s && nest_scall(n, x) < t) /* the time only until one starts */
 			s = start_call(n, x);
 	}
 	return s;

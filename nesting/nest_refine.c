@@ -47,11 +47,13 @@ struct rparent {
 	uint32_t k_bq;      /* by (node, its req= label), or k_b (no label, a rare one) */
 	uint32_t nkids;
 	uint32_t head;      /* first child (index in ch), or BB_NONE */
+	float wmax;         /* at least its children's rkid.w (a bound: kept up on a
+	                       child's arrival, not lowered when one leaves) */
 	uint64_t seq;       /* hash of its children's callees in call order (0: none) */
 	double lp;          /* log_p of its kind and seq, from the last count (count_seqs
 	                       and do_move keep it: the search asks for it at every look) */
 	uint64_t changed;   /* the tick of its last change */
-}; /* 48 bytes, no padding */
+}; /* 56 bytes */
 
 struct rkind {
 	uint32_t a, b;     /* a NEST_ANY: the kind of every call into b */
@@ -463,15 +465,24 @@ static int sib_share(const struct refine *r, uint32_t y, uint32_t z)
 	return 0;
 }
 
-/* sib times the children of x, less y and skip, that share a token with y. */
-static double sib(const struct refine *r, const struct rparent *x, uint32_t y, uint32_t skip)
+static double sib_walk(const struct refine *r, const struct rparent *x, uint32_t y,
+                       uint32_t skip)
 {
-	if (r->sib == 0 || !r->nstok[y])
-		return 0;
 	uint32_t k = 0;
 	for (uint32_t z = x->head; z != BB_NONE; z = r->kid[z].next)
 		k += z != y && z != skip && r->nstok[z] && sib_share(r, y, z);
 	return r->sib * k;
+}
+
+/* sib times the children of x, less y and skip, that share a token with y.
+ * The test inline: most children have no token to share (every child
+ * without tokens in the trace), and the search asks at every candidate. */
+static inline double sib(const struct refine *r, const struct rparent *x, uint32_t y,
+                         uint32_t skip)
+{
+	if (r->sib == 0 || !r->nstok[y])
+		return 0;
+	return sib_walk(r, x, y, skip);
 }
 
 /* Whether parent q, less child out (or BB_NONE), has a child into callee c. */
@@ -510,6 +521,8 @@ static void do_move(struct nest_global *g, struct refine *r, uint32_t *asg, uint
 	p->changed = q->changed = ++r->tick;
 	asg[ci] = e1;
 	r->kid[ci].w = g->ent[e1].w;
+	if (r->kid[ci].w > q->wmax)
+		q->wmax = r->kid[ci].w;
 }
 
 /* Has anything child ci's best change depends on changed since it was
@@ -639,7 +652,11 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 	uint32_t e0 = asg[ci], p0 = g->ent[e0].par;
 	struct rparent *p = parent_of(g, r, e0);
 	double lp_p = p->lp;
-	double lp_p1 = log_p(r, p->kind, seq_key(g, r, p, ci, BB_NONE));
+	/* p's sequence without ci, looked up when a move first passes the
+	 * bound with its kind's most likely sequence in its place (a sum is
+	 * monotone in each term, so the test with it fails whenever that
+	 * one does) */
+	double lp_p1 = NAN, lp_pmax = r->kind[p->kind].lp_max;
 	double sp = sib(r, p, ci, BB_NONE);
 	for (uint32_t j = 0; j < x->nc; j++) {
 		uint32_t e1 = x->off + j;
@@ -652,13 +669,20 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 		/* a log probability is <= 0 and a cost >= 0: the gains below are
 		 * at most these bounds, and a bound under the best gain (with a
 		 * margin for rounding) skips the sequences' work */
-		if (dt + lp_p1 - lp_p - lp_q > b.gain - BOUND_SLACK && fits(g, r, q, ci, BB_NONE)) {
+		if (dt + lp_pmax - lp_p - lp_q > b.gain - BOUND_SLACK && isnan(lp_p1))
+			lp_p1 = log_p(r, p->kind, seq_key(g, r, p, ci, BB_NONE));
+		if (dt + lp_pmax - lp_p - lp_q > b.gain - BOUND_SLACK &&
+		    dt + lp_p1 - lp_p - lp_q > b.gain - BOUND_SLACK && fits(g, r, q, ci, BB_NONE)) {
 			double d = dt + lp_p1 - lp_p +
 			           log_p(r, q->kind, seq_key(g, r, q, BB_NONE, ci)) - lp_q;
 			if (d > b.gain)
 				b = (struct change){d, e1, BB_NONE, BB_NONE, BB_NONE, BB_NONE};
 		}
 		double cap = dt - lp_p - lp_q + r->sib * p->nkids; /* sib(p, y, ci) at most */
+		/* no child of q passes the bound below when the largest w does not
+		 * (the best gain only grows) */
+		if (!(cap + q->wmax > b.gain - BOUND_SLACK))
+			continue;
 		for (uint32_t y = q->head; y != BB_NONE; y = r->kid[y].next) {
 			if (!(cap + r->kid[y].w > b.gain - BOUND_SLACK))
 				continue;
@@ -1003,6 +1027,7 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 		x->k_bq = q != BB_NONE ? kind_memo(n, r, &km, NEST_ANY, b, q) : x->k_b;
 		x->kind = x->k_b;
 		x->nkids = 0;
+		x->wmax = -INFINITY;
 		x->seq = 0;
 		x->head = BB_NONE;
 		x->changed = 0;
@@ -1012,8 +1037,11 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 	r->par = bb_xrealloc(r->par, (r->npar ? r->npar : 1) * sizeof(*r->par));
 	count_labels(n, r);
 	for (uint32_t ci = 0; ci < g->nch; ci++) {
-		link_kid(r, parent_of(g, r, asg[ci]), ci);
+		struct rparent *p = parent_of(g, r, asg[ci]);
+		link_kid(r, p, ci);
 		r->kid[ci].w = g->ent[asg[ci]].w;
+		if (r->kid[ci].w > p->wmax)
+			p->wmax = r->kid[ci].w;
 	}
 	for (size_t p = 0; p < r->npar; p++)
 		r->par[p].seq = seq_key(g, r, &r->par[p], BB_NONE, BB_NONE);

@@ -301,13 +301,20 @@ static void global_rounds(struct bb_nest *n)
 			free(n->solve.gpar);
 			n->solve.gpar = NULL;
 		}
-		/* the last replay's counts size the candidates' arrays (a replay
-		 * finds the same children; a hint only, within the budget) */
-		size_t most = n->cfg.p.memory_bytes / 16;
-		n->solve.glob.hintch = n->st.children < most ? n->st.children : most;
-		n->solve.glob.hintent = n->st.candidates < most ? n->st.candidates : most;
 		n->phase.gstage = 1;
-		nest_replay(n);
+		if (n->solve.glob.keep && (r || n->solve.glob.have)) {
+			/* a replay would find the same children and candidates */
+			nest_global_rescore(n);
+		} else {
+			/* the last replay's counts size the candidates' arrays (a
+			 * hint only, within the budget) */
+			size_t most = n->cfg.p.memory_bytes / 16;
+			n->solve.glob.hintch = n->st.children < most ? n->st.children : most;
+			n->solve.glob.hintent = n->st.candidates < most ? n->st.candidates : most;
+			/* the return times stand for the replay's calls */
+			n->solve.glob.keep = n->recs.rret != NULL;
+			nest_replay(n);
+		}
 		n->phase.gstage = 0;
 		n->st.global_rounds++;
 		if (!n->solve.glob.full) {
@@ -317,8 +324,9 @@ static void global_rounds(struct bb_nest *n)
 		} else if (moved) {
 			n->solve.gpar = nest_seq_parents(n); /* the last round's stand */
 		}
-		nest_global_free(n);
+		nest_global_round_end(n);
 	}
+	nest_global_free(n);
 }
 
 /* Pass 2 from the records: the stages that learn from a replay, then the
@@ -335,10 +343,20 @@ static void replay_stages(struct bb_nest *n, int bound)
 		nest_content_finish(n);
 	}
 	if (n->recs.rret && n->cfg.p.return_score && !bound) {
-		/* --return-score: a first replay builds the return-side histograms */
+		/* --return-score: a first replay builds the return-side histograms;
+		 * with --global it also collects the children and their candidates,
+		 * which the rounds score (nest_global_rescore) */
+		struct nest_global *g = &n->solve.glob;
+		g->keep = n->cfg.mode == BB_NEST_INFER && n->cfg.p.global;
+		size_t most = n->cfg.p.memory_bytes / 16;
+		g->hintch = n->st.children < most ? n->st.children : most;
+		g->hintent = n->st.candidates < most ? n->st.candidates : most;
 		n->phase.rstage = 1;
 		nest_replay(n);
 		n->phase.rstage = 0;
+		g->have = g->keep && !g->full;
+		if (!g->have)
+			nest_global_free(n); /* the rounds replay */
 		nest_densities(n, NEST_DENS_RETURN);
 		n->st.return_scored = 1;
 	}
@@ -347,7 +365,7 @@ static void replay_stages(struct bb_nest *n, int bound)
 		/* --global alone: the sequence stage would choose parents only to
 		 * drop them (nest_seq_stage_end) and note each call's times, which
 		 * the records hold (the call's, and pass 1's return in rret) */
-		nest_seq_times(n);
+		nest_seq_times(n, n->solve.glob.have);
 	} else if (n->cfg.mode == BB_NEST_INFER && (n->cfg.p.sequence || n->cfg.p.global) &&
 	           !bound) {
 		/* the sequence gaps (nest_seq.c); the stage's statistics are not the run's */

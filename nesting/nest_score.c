@@ -308,7 +308,7 @@ int nest_once_hard(struct bb_nest *n, uint32_t b, uint32_t c)
 
 int nest_once_of(struct bb_nest *n, struct nest_once_memo *m, uint32_t b, uint32_t c)
 {
-	size_t k = (b * 31u + c) & (NEST_ONCE_MEMO - 1);
+	size_t k = (((uint32_t)b << 16 ^ c) * UINT32_C(2654435761)) >> 22 & (NEST_ONCE_MEMO - 1);
 	if (m->v[k] && m->b[k] == b && m->c[k] == c)
 		return m->v[k] - 1;
 	int r = nest_once(n, b, c) ? 1 + nest_once_hard(n, b, c) : 0;

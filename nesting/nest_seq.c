@@ -76,7 +76,7 @@ uint32_t nest_seq_overlaps(const struct bb_nest *n, const struct call *par,
 	uint32_t k = 0;
 	for (uint32_t i = n->gaps.soff[par->ridx]; i < n->gaps.soff[par->ridx + 1]; i++) {
 		uint32_t x = n->gaps.skid[i];
-		k += x != child->ridx && n->gaps.scall[x] < child->ret_ts &&
+		k += x != child->ridx && nest_scall(n, x) < child->ret_ts &&
 		     child->call_ts < ret_of(n, x);
 	}
 	return k;
@@ -162,9 +162,14 @@ void nest_seq_stage_begin(struct bb_nest *n)
 
 /* Instead of the sequence stage, with --global alone and the return times
  * in rret: each CALL record's call time, as the stage would note it for
- * every call that returns (the only ones that become children). */
-void nest_seq_times(struct bb_nest *n)
+ * every call that returns (the only ones that become children). When the
+ * rounds score outside replays (rec: nest_global_rescore), the records hold
+ * them (nest_scall), else a copy. */
+void nest_seq_times(struct bb_nest *n, int rec)
 {
+	n->gaps.scall_rec = rec;
+	if (rec)
+		return;
 	n->gaps.scall = bb_xmalloc((n->recs.nrec ? n->recs.nrec : 1) * sizeof(*n->gaps.scall));
 	for (size_t i = 0; i < n->recs.nrec; i++)
 		n->gaps.scall[i] =
@@ -188,7 +193,7 @@ void nest_seq_times_drop(struct bb_nest *n)
 void nest_seq_times_again(struct bb_nest *n)
 {
 	if (n->gaps.scall_recs && !n->gaps.scall)
-		nest_seq_times(n);
+		nest_seq_times(n, 0);
 }
 
 /* After the sequence stage's replay: the histograms are learnt, and with
@@ -243,7 +248,7 @@ static void ctx_from(struct bb_nest *n, const uint32_t *par)
  * 1 when they are now in soff and skid (nest_seq_parents gives them back). */
 int nest_seq_from_global(struct bb_nest *n)
 {
-	if (!n->solve.gpar || !n->gaps.scall)
+	if (!n->solve.gpar || !nest_has_scall(n))
 		return 0;
 	ctx_from(n, n->solve.gpar);
 	return 1;
@@ -310,6 +315,7 @@ void nest_seq_free(struct bb_nest *n)
 	n->gaps.spar = n->gaps.soff = n->gaps.skid = NULL;
 	n->gaps.sret = n->gaps.scall = NULL;
 	n->gaps.scall_recs = 0;
+	n->gaps.scall_rec = 0;
 }
 
 /* Is child's edge measured from its candidates' anchors (nest_seq_score)?
@@ -328,7 +334,7 @@ int nest_seq_edge(struct bb_nest *n, const struct call *child)
  * BB_NO_TIME for a first child. */
 static int64_t anchor_rec(const struct bb_nest *n, uint32_t par, uint32_t i)
 {
-	int64_t t = n->gaps.scall[i], a = BB_NO_TIME;
+	int64_t t = nest_scall(n, i), a = BB_NO_TIME;
 	for (uint32_t k = n->gaps.soff[par]; k < n->gaps.soff[par + 1]; k++) {
 		uint32_t x = n->gaps.skid[k];
 		int64_t r = ret_of(n, x);
@@ -414,7 +420,7 @@ static void seq_unused(struct bb_nest *n)
  * high load is far more often right. */
 int nest_seq_from_assignment(struct bb_nest *n)
 {
-	if (!n->solve.gpar || !n->gaps.scall || (!n->gaps.sret && !n->recs.rret))
+	if (!n->solve.gpar || !nest_has_scall(n) || (!n->gaps.sret && !n->recs.rret))
 		return 0;
 	int moved = nest_seq_from_global(n);
 	uint64_t keep = n->st.triples; /* the stat counts the scoreboard's */
@@ -431,22 +437,22 @@ int nest_seq_from_assignment(struct bb_nest *n)
 	}
 	for (uint32_t i = 0; i < n->recs.nrec; i++) {
 		uint32_t par = n->solve.gpar[i];
-		if (par == BB_NONE || n->gaps.scall[i] == BB_NO_TIME)
+		if (par == BB_NONE || nest_scall(n, i) == BB_NO_TIME)
 			continue;
 		const struct mrec *m = &n->recs.rec[i];
 		uint32_t b = m->op_from & REC_NODE_MAX;
-		int64_t t = n->gaps.scall[i], a = anchor_rec(n, par, i);
+		int64_t t = nest_scall(n, i), a = anchor_rec(n, par, i);
 		uint32_t kind = a == BB_NO_TIME ? NEST_SEQ_FIRST : NEST_SEQ_NEXT;
 		/* the first histogram exists for every edge: it carries the choice */
 		struct triple *x = nest_triple(n, NEST_ANY, b, m->arg | NEST_SEQ_FIRST, 1);
 		if (kind == NEST_SEQ_NEXT)
 			x = nest_triple(n, NEST_ANY, b, m->arg | kind, 1);
-		*nest_tri_at(n, x, nest_sb_bin(n, nest_sub(t, a == BB_NO_TIME ? n->gaps.scall[par] : a))) +=
+		*nest_tri_at(n, x, nest_sb_bin(n, nest_sub(t, a == BB_NO_TIME ? nest_scall(n, par) : a))) +=
 		    1;
 		if (kind == NEST_SEQ_NEXT)
 			*nest_tri_at(n,
 			             nest_triple(n, NEST_ANY, b, m->arg | NEST_SEQ_FIRST | NEST_SEQ_NEXT, 1),
-			             nest_sb_bin(n, nest_sub(t, n->gaps.scall[par]))) += 1;
+			             nest_sb_bin(n, nest_sub(t, nest_scall(n, par)))) += 1;
 	}
 	for (size_t i = 0; i < n->board.ntri; i++) {
 		struct triple *tf = &n->board.tri[i];
