@@ -404,6 +404,16 @@ struct nest_solve {
 		size_t n, nalt, capn, capalt;
 		int done;         /* the refinement filled it (maybe with no child) */
 	} post;
+	struct nest_cyc {         /* --global: the groups of children the last round moved
+	                             (nest_refine.c, "Two-round cycles") */
+		uint32_t ridx;    /* a child's CALL record */
+		uint32_t alt;     /* the parent (CALL record) it would go back to */
+		uint32_t group;   /* its group: children moved together */
+		uint32_t size;    /* the children of its group */
+		double margin;    /* how much likelier its group's parents are than the
+		                     alternatives, scored in the alternatives' context */
+	} *cyc;
+	size_t ncyc;
 	int round;                /* --global: the round solving (0 the first) */
 	int last_round;           /* --global: the last round, whose refinement fills post */
 	int settled;              /* --global: this round moved at most NEST_SETTLED of

@@ -390,6 +390,8 @@ static void split_kinds(struct refine *r)
 	}
 }
 
+static uint64_t seq_key_of(const struct nest_global *g, uint32_t *kid, size_t nk);
+
 /* The hash of parent p's children's callees in call order (the records'
  * order), without child drop and with child add (BB_NONE: none). */
 static uint64_t seq_key(const struct nest_global *g, const struct refine *r,
@@ -402,6 +404,12 @@ static uint64_t seq_key(const struct nest_global *g, const struct refine *r,
 			kid[nk++] = y;
 	if (add != BB_NONE)
 		kid[nk++] = add;
+	return seq_key_of(g, kid, nk);
+}
+
+/* The hash of children kid[0..nk) (indices in ch; reordered) in call order. */
+static uint64_t seq_key_of(const struct nest_global *g, uint32_t *kid, size_t nk)
+{
 	for (size_t i = 1; i < nk; i++) { /* insertion sort by call order */
 		uint32_t v = kid[i];
 		size_t j = i;
@@ -1174,6 +1182,233 @@ static void posterior(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 
 }
 
+/* ---- two-round cycles ------------------------------------------------------ */
+
+/* Each round scores every child in the context of the round before's
+ * parents (the sequence anchors, the overlap penalty), and some groups of
+ * children go back and forth: under the context of parents A the round
+ * chooses B, under B's it chooses A again (the gaps from siblings' returns
+ * that B's parents give make A's children look like B's, and the other way
+ * round). Then the last round's parity decides: on one kept rig run (the
+ * first app, 8 in flight in bursts) two simultaneous requests' pg, redis
+ * and pg calls flipped every round, and 6 rounds left 16 instances wrong
+ * where 5 or 7 left none; of the children the fourth and fifth rounds moved,
+ * 69-95% went back where they were two rounds before (rig runs, shop-r162,
+ * social-r390).
+ * A group (children moved together, linked by the parents they left and
+ * joined) that a round sends back where it was two rounds before is
+ * weighed in both contexts: the margin by which the round before preferred
+ * it to the alternative, in the alternative's context, against the margin
+ * by which this round prefers the alternative, in the group's own context
+ * (the children's log scores plus their parents' log P(seq)); the larger
+ * margin's choice stays. */
+struct cyc_work {
+	uint32_t *mc;    /* moved children (index in ch) */
+	uint32_t *oldp;  /* ... their parent in the round before (CALL record) */
+	uint32_t *slot;  /* ... their new parent's slot */
+	size_t nm;
+	uint32_t *key;   /* per slot: the parent's index in r->par + 1 (0: empty) */
+	uint32_t *up;    /* per slot: union-find */
+	uint32_t *gnext; /* per moved child: the next of its group, or BB_NONE */
+	uint32_t *onext; /* per moved child: the next that left the same parent */
+	uint32_t *ghead, *ohead; /* per slot: first of group (at its root) / left it */
+	double *margin;  /* per root slot */
+	uint32_t *gsize; /* per root slot */
+	uint8_t *fixed;  /* per root slot: a child with no way back */
+	uint8_t *moved;  /* per child, a bit: in mc */
+	size_t cap;
+};
+
+static uint32_t cyc_slot(struct cyc_work *w, uint32_t pi)
+{
+	size_t k = (pi * UINT64_C(0x9e3779b97f4a7c15)) >> 20 & (w->cap - 1);
+	while (w->key[k] && w->key[k] != pi + 1)
+		k = (k + 1) & (w->cap - 1);
+	if (!w->key[k]) {
+		w->key[k] = pi + 1;
+		w->up[k] = (uint32_t)k;
+	}
+	return (uint32_t)k;
+}
+
+static uint32_t cyc_find(uint32_t *up, uint32_t x)
+{
+	while (up[x] != x)
+		x = up[x] = up[up[x]];
+	return x;
+}
+
+/* log P of parent (slot k)'s sequence in the round before: its children
+ * now but those that moved in, and those that left it. */
+static double cyc_lp_before(const struct nest_global *g, const struct refine *r,
+                            const struct cyc_work *w, uint32_t k)
+{
+	const struct rparent *p = &r->par[w->key[k] - 1];
+	uint32_t kid[NEST_REFINE_KIDS];
+	size_t nk = 0;
+	for (uint32_t y = p->head; y != BB_NONE && nk < NEST_REFINE_KIDS; y = r->kid[y].next)
+		if (!(w->moved[y / 8] >> (y % 8) & 1))
+			kid[nk++] = y;
+	for (uint32_t m = w->ohead[k]; m != BB_NONE && nk < NEST_REFINE_KIDS; m = w->onext[m])
+		kid[nk++] = w->mc[m];
+	return log_p((struct refine *)(uintptr_t)r, p->kind, nk ? seq_key_of(g, kid, nk) : 0);
+}
+
+/* The children whose parents differ from prev's, grouped, each group's
+ * margin for its new parents over its old ones in this round's scores. */
+static void cyc_groups(const struct nest_global *g, struct refine *r, const uint32_t *asg,
+                       const uint32_t *prev, struct cyc_work *w)
+{
+	size_t nm = 0;
+	for (uint32_t ci = 0; ci < g->nch; ci++)
+		nm += prev[g->ch[ci].ridx] != g->ent[asg[ci]].par;
+	w->mc = bb_xmalloc((nm + 1) * sizeof(uint32_t));
+	w->oldp = bb_xmalloc((nm + 1) * sizeof(uint32_t));
+	w->moved = bb_xcalloc(g->nch / 8 + 1, 1);
+	for (uint32_t ci = 0; ci < g->nch; ci++) {
+		uint32_t op = prev[g->ch[ci].ridx];
+		if (op != g->ent[asg[ci]].par) {
+			w->mc[w->nm] = ci;
+			w->oldp[w->nm++] = op;
+			w->moved[ci / 8] |= (uint8_t)(1u << (ci % 8));
+		}
+	}
+	for (w->cap = 64; w->cap < 4 * w->nm + 4;)
+		w->cap *= 2;
+	w->key = bb_xcalloc(w->cap, sizeof(uint32_t));
+	w->up = bb_xmalloc(w->cap * sizeof(uint32_t));
+	w->slot = bb_xmalloc((w->nm + 1) * sizeof(uint32_t));
+	w->onext = bb_xmalloc((w->nm + 1) * sizeof(uint32_t));
+	w->gnext = bb_xmalloc((w->nm + 1) * sizeof(uint32_t));
+	w->ohead = bb_xmalloc(w->cap * sizeof(uint32_t));
+	w->ghead = bb_xmalloc(w->cap * sizeof(uint32_t));
+	w->margin = bb_xcalloc(w->cap, sizeof(double));
+	w->gsize = bb_xcalloc(w->cap, sizeof(uint32_t));
+	w->fixed = bb_xcalloc(w->cap, 1);
+	for (size_t k = 0; k < w->cap; k++)
+		w->ohead[k] = w->ghead[k] = BB_NONE;
+	for (size_t m = 0; m < w->nm; m++) {
+		uint32_t ci = w->mc[m], op = w->oldp[m];
+		w->slot[m] = cyc_slot(w, r->pidx[g->ent[asg[ci]].par] - 1);
+		uint32_t e = op == BB_NONE || !r->pidx[op] ? BB_NONE : entry_to(g, ci, op);
+		if (e == BB_NONE) {
+			w->oldp[m] = BB_NONE; /* no way back: its group stays */
+			w->onext[m] = BB_NONE;
+			continue;
+		}
+		uint32_t k = cyc_slot(w, r->pidx[op] - 1);
+		w->onext[m] = w->ohead[k];
+		w->ohead[k] = (uint32_t)m;
+		w->up[cyc_find(w->up, k)] = cyc_find(w->up, w->slot[m]);
+	}
+	for (size_t m = 0; m < w->nm; m++) {
+		uint32_t root = cyc_find(w->up, w->slot[m]), ci = w->mc[m];
+		w->gnext[m] = w->ghead[root];
+		w->ghead[root] = (uint32_t)m;
+		w->gsize[root]++;
+		if (w->oldp[m] == BB_NONE)
+			w->fixed[root] = 1;
+		else
+			w->margin[root] += g->ent[entry_to(g, ci, w->oldp[m])].w - r->kid[ci].w;
+	}
+	for (size_t k = 0; k < w->cap; k++)
+		if (w->key[k])
+			w->margin[cyc_find(w->up, (uint32_t)k)] +=
+			    r->par[w->key[k] - 1].lp - cyc_lp_before(g, r, w, (uint32_t)k);
+}
+
+static int cmp_cyc(const void *a, const void *b)
+{
+	const struct nest_cyc *x = a, *y = b;
+	return x->ridx < y->ridx ? -1 : x->ridx > y->ridx;
+}
+
+static const struct nest_cyc *cyc_find_ridx(const struct nest_solve *sv, uint32_t ridx)
+{
+	size_t lo = 0, hi = sv->ncyc;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sv->cyc[mid].ridx < ridx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sv->ncyc && sv->cyc[lo].ridx == ridx ? &sv->cyc[lo] : NULL;
+}
+
+/* The round before's group that group root (this round's) sends back to
+ * where it was two rounds ago, whole: its entry, or NULL. */
+static const struct nest_cyc *cyc_back(const struct nest_global *g, const struct nest_solve *sv,
+                                       const uint32_t *asg, const struct cyc_work *w,
+                                       uint32_t root)
+{
+	const struct nest_cyc *first = NULL;
+	if (w->fixed[root])
+		return NULL;
+	for (uint32_t m = w->ghead[root]; m != BB_NONE; m = w->gnext[m]) {
+		uint32_t ci = w->mc[m];
+		const struct nest_cyc *c = cyc_find_ridx(sv, g->ch[ci].ridx);
+		if (!c || c->alt != g->ent[asg[ci]].par || (first && c->group != first->group))
+			return NULL;
+		first = first ? first : c;
+	}
+	return first && first->size == w->gsize[root] ? first : NULL;
+}
+
+/* Two-round cycles (above): the groups this round moved back where they
+ * were two rounds ago go back to the round before's parents when that
+ * round's margin was the larger; what this round moved (or kept back) is
+ * remembered for the next. Returns the children kept back. */
+static size_t cycles(struct bb_nest *n, struct refine *r, uint32_t *asg)
+{
+	struct nest_global *g = &n->solve.glob;
+	struct nest_solve *sv = &n->solve;
+	const uint32_t *prev = sv->gpar ? sv->gpar : sv->gprev;
+	struct cyc_work w = {0};
+	size_t back = 0, nc = 0;
+	if (!sv->round || !prev) {
+		sv->ncyc = 0;
+		return 0;
+	}
+	cyc_groups(g, r, asg, prev, &w);
+	struct nest_cyc *out = bb_xmalloc((w.nm + 1) * sizeof(*out));
+	for (size_t k = 0; k < w.cap; k++) {
+		if (!w.key[k] || cyc_find(w.up, (uint32_t)k) != k || w.ghead[k] == BB_NONE)
+			continue;
+		const struct nest_cyc *c = cyc_back(g, sv, asg, &w, (uint32_t)k);
+		int keep = c && c->margin > w.margin[k];
+		for (uint32_t m = w.ghead[k]; m != BB_NONE; m = w.gnext[m]) {
+			uint32_t ci = w.mc[m], np = g->ent[asg[ci]].par;
+			if (w.fixed[k])
+				continue;
+			out[nc++] = (struct nest_cyc){g->ch[ci].ridx, keep ? np : w.oldp[m], (uint32_t)k,
+			                              w.gsize[k], keep ? c->margin : w.margin[k]};
+		}
+		if (keep)
+			for (uint32_t m = w.ghead[k]; m != BB_NONE; m = w.gnext[m], back++)
+				do_move(g, r, asg, w.mc[m], entry_to(g, w.mc[m], w.oldp[m]));
+	}
+	nest_heap_sample(n); /* the groups' tables */
+	qsort(out, nc, sizeof(*out), cmp_cyc);
+	free(sv->cyc);
+	sv->cyc = out;
+	sv->ncyc = nc;
+	free(w.mc);
+	free(w.oldp);
+	free(w.moved);
+	free(w.key);
+	free(w.up);
+	free(w.slot);
+	free(w.onext);
+	free(w.gnext);
+	free(w.ohead);
+	free(w.ghead);
+	free(w.margin);
+	free(w.gsize);
+	free(w.fixed);
+	return back;
+}
+
 /* Whether this round's parents (asg) moved at most NEST_SETTLED of the
  * children's from the round before's (in n->solve.gpar, or the context when
  * it holds them): then this round is the last (n->solve.settled). */
@@ -1218,6 +1453,7 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 		if (!c)
 			break; /* the same counts again */
 	}
+	n->st.global_cycled += cycles(n, &r, asg);
 	if (n->solve.last_round || settled(n, asg))
 		posterior(n, &r, asg);
 	nest_heap_sample(n); /* the refinement's tables, and the intervals' changes */

@@ -96,6 +96,9 @@ static void solve_drop_choices(struct nest_solve *sv)
 {
 	free(sv->gpar);
 	free(sv->ramb);
+	free(sv->cyc);
+	sv->cyc = NULL;
+	sv->ncyc = 0;
 	nest_post_free(&sv->post);
 	sv->gpar = NULL;
 	sv->ramb = NULL;
@@ -535,6 +538,7 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 		bb_vval_set_int(o, "global_over", (int64_t)st.global_over);
 		bb_vval_set_int(o, "global_refined", (int64_t)st.global_refined);
 		bb_vval_set_int(o, "global_rounds", (int64_t)st.global_rounds);
+		bb_vval_set_int(o, "global_cycled", (int64_t)st.global_cycled);
 	}
 	if (n->cfg.mode == BB_NEST_ORACLE)
 		bb_vval_set_int(o, "calls_without_path", (int64_t)st.no_path);

@@ -129,6 +129,7 @@ struct bb_nest_stats {
 	uint64_t global_over;       /* --global: children over a capacity at the end */
 	uint64_t global_refined;    /* --global: children the callee sets moved (nest_refine.c) */
 	uint64_t global_rounds;     /* --global: the rounds solved (NEST_GLOBAL_ROUNDS at most) */
+	uint64_t global_cycled;     /* --global: children kept back from a two-round cycle */
 	uint64_t ambiguous;         /* children whose chosen parent had under NEST_AMB_SHARE
 	                               of their candidates' scores */
 	uint64_t ambiguous_instances; /* instances with such a child */
