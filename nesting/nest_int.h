@@ -410,8 +410,8 @@ struct nest_solve {
 		uint32_t alt;     /* the parent (CALL record) it would go back to */
 		uint32_t group;   /* its group: children moved together */
 		uint32_t size;    /* the children of its group */
-		double margin;    /* how much likelier its group's parents are than the
-		                     alternatives, scored in the alternatives' context */
+		float margin;     /* how much likelier its group's parents are than the
+		                     alternatives (log), scored in the alternatives' context */
 	} *cyc;
 	size_t ncyc;
 	int round;                /* --global: the round solving (0 the first) */

@@ -1202,34 +1202,23 @@ static void posterior(struct bb_nest *n, struct refine *r, const uint32_t *asg)
  * by which this round prefers the alternative, in the group's own context
  * (the children's log scores plus their parents' log P(seq)); the larger
  * margin's choice stays. */
-struct cyc_work {
-	uint32_t *mc;    /* moved children (index in ch) */
-	uint32_t *oldp;  /* ... their parent in the round before (CALL record) */
-	uint32_t *slot;  /* ... their new parent's slot */
-	size_t nm;
-	uint32_t *key;   /* per slot: the parent's index in r->par + 1 (0: empty) */
-	uint32_t *up;    /* per slot: union-find */
-	uint32_t *gnext; /* per moved child: the next of its group, or BB_NONE */
-	uint32_t *onext; /* per moved child: the next that left the same parent */
-	uint32_t *ghead, *ohead; /* per slot: first of group (at its root) / left it */
-	double *margin;  /* per root slot */
-	uint32_t *gsize; /* per root slot */
-	uint8_t *fixed;  /* per root slot: a child with no way back */
-	uint8_t *moved;  /* per child, a bit: in mc */
-	size_t cap;
+struct cyc_pair {
+	uint32_t par;  /* a parent's index in r->par */
+	uint32_t m;    /* a moved child (index in mc), the top bit set: it left par */
 };
+#define CYC_LEFT 0x80000000u
 
-static uint32_t cyc_slot(struct cyc_work *w, uint32_t pi)
-{
-	size_t k = (pi * UINT64_C(0x9e3779b97f4a7c15)) >> 20 & (w->cap - 1);
-	while (w->key[k] && w->key[k] != pi + 1)
-		k = (k + 1) & (w->cap - 1);
-	if (!w->key[k]) {
-		w->key[k] = pi + 1;
-		w->up[k] = (uint32_t)k;
-	}
-	return (uint32_t)k;
-}
+struct cyc_work {
+	uint32_t *mc;    /* the moved children (index in ch) */
+	uint32_t *oldp;  /* ... their parent in the round before (CALL record), or
+	                    BB_NONE: no way back */
+	uint32_t nm;
+	uint32_t *up;    /* per moved child: union-find; the group is its root's */
+	double *margin;  /* per root: the group's margin */
+	uint32_t *gsize; /* per root: its children; the top bit: one has no way back */
+	uint32_t *ghead, *gnext; /* per root / per moved child: the group's list */
+	uint8_t *moved;  /* per child, a bit: in mc */
+};
 
 static uint32_t cyc_find(uint32_t *up, uint32_t x)
 {
@@ -1238,83 +1227,113 @@ static uint32_t cyc_find(uint32_t *up, uint32_t x)
 	return x;
 }
 
-/* log P of parent (slot k)'s sequence in the round before: its children
- * now but those that moved in, and those that left it. */
-static double cyc_lp_before(const struct nest_global *g, const struct refine *r,
-                            const struct cyc_work *w, uint32_t k)
+static int cmp_cyc_pair(const void *a, const void *b)
 {
-	const struct rparent *p = &r->par[w->key[k] - 1];
+	const struct cyc_pair *x = a, *y = b;
+	if (x->par != y->par)
+		return x->par < y->par ? -1 : 1;
+	return x->m < y->m ? -1 : x->m > y->m;
+}
+
+/* log P of parent p's sequence in the round before: its children now but
+ * those that moved in, and those that left it (pairs l[0..nl) with
+ * CYC_LEFT). */
+static double cyc_lp_before(const struct nest_global *g, struct refine *r,
+                            const struct cyc_work *w, const struct rparent *p,
+                            const struct cyc_pair *l, size_t nl)
+{
 	uint32_t kid[NEST_REFINE_KIDS];
 	size_t nk = 0;
 	for (uint32_t y = p->head; y != BB_NONE && nk < NEST_REFINE_KIDS; y = r->kid[y].next)
 		if (!(w->moved[y / 8] >> (y % 8) & 1))
 			kid[nk++] = y;
-	for (uint32_t m = w->ohead[k]; m != BB_NONE && nk < NEST_REFINE_KIDS; m = w->onext[m])
-		kid[nk++] = w->mc[m];
-	return log_p((struct refine *)(uintptr_t)r, p->kind, nk ? seq_key_of(g, kid, nk) : 0);
+	for (size_t i = 0; i < nl && nk < NEST_REFINE_KIDS; i++)
+		if (l[i].m & CYC_LEFT)
+			kid[nk++] = w->mc[l[i].m & ~CYC_LEFT];
+	return log_p(r, p->kind, nk ? seq_key_of(g, kid, nk) : 0);
 }
 
-/* The children whose parents differ from prev's, grouped, each group's
- * margin for its new parents over its old ones in this round's scores. */
+/* The parents' part of the groups' margins: the pairs sorted by parent,
+ * each parent's log P now less in the round before, and its children
+ * (leaving or joining) one group. */
+static void cyc_parents(const struct nest_global *g, struct refine *r, struct cyc_work *w,
+                        struct cyc_pair *pr, size_t np)
+{
+	qsort(pr, np, sizeof(*pr), cmp_cyc_pair);
+	for (size_t i = 0, j; i < np; i = j) {
+		uint32_t a = cyc_find(w->up, pr[i].m & ~CYC_LEFT);
+		for (j = i + 1; j < np && pr[j].par == pr[i].par; j++) {
+			uint32_t b = cyc_find(w->up, pr[j].m & ~CYC_LEFT);
+			if (a != b) {
+				w->up[b] = a;
+				w->margin[a] += w->margin[b];
+				w->gsize[a] += w->gsize[b] & ~CYC_LEFT;
+				w->gsize[a] |= w->gsize[b] & CYC_LEFT;
+			}
+		}
+		const struct rparent *p = &r->par[pr[i].par];
+		w->margin[a] += p->lp - cyc_lp_before(g, r, w, p, &pr[i], j - i);
+	}
+}
+
+/* The children whose parents differ from prev's, grouped (linked by the
+ * parents they left and joined), each group's margin for its new parents
+ * over its old ones in this round's scores: the children's log scores and
+ * the parents' log P(seq). Sized by the moved children. */
 static void cyc_groups(const struct nest_global *g, struct refine *r, const uint32_t *asg,
                        const uint32_t *prev, struct cyc_work *w)
 {
-	size_t nm = 0;
 	for (uint32_t ci = 0; ci < g->nch; ci++)
-		nm += prev[g->ch[ci].ridx] != g->ent[asg[ci]].par;
-	w->mc = bb_xmalloc((nm + 1) * sizeof(uint32_t));
-	w->oldp = bb_xmalloc((nm + 1) * sizeof(uint32_t));
+		w->nm += prev[g->ch[ci].ridx] != g->ent[asg[ci]].par;
+	w->mc = bb_xmalloc((w->nm + 1) * sizeof(uint32_t));
+	w->oldp = bb_xmalloc((w->nm + 1) * sizeof(uint32_t));
+	w->up = bb_xmalloc((w->nm + 1) * sizeof(uint32_t));
+	w->margin = bb_xcalloc(w->nm + 1, sizeof(double));
+	w->gsize = bb_xmalloc((w->nm + 1) * sizeof(uint32_t));
 	w->moved = bb_xcalloc(g->nch / 8 + 1, 1);
+	struct cyc_pair *pr = bb_xmalloc((2 * (size_t)w->nm + 1) * sizeof(*pr));
+	size_t np = 0;
+	uint32_t m = 0;
 	for (uint32_t ci = 0; ci < g->nch; ci++) {
-		uint32_t op = prev[g->ch[ci].ridx];
-		if (op != g->ent[asg[ci]].par) {
-			w->mc[w->nm] = ci;
-			w->oldp[w->nm++] = op;
-			w->moved[ci / 8] |= (uint8_t)(1u << (ci % 8));
-		}
-	}
-	for (w->cap = 64; w->cap < 4 * w->nm + 4;)
-		w->cap *= 2;
-	w->key = bb_xcalloc(w->cap, sizeof(uint32_t));
-	w->up = bb_xmalloc(w->cap * sizeof(uint32_t));
-	w->slot = bb_xmalloc((w->nm + 1) * sizeof(uint32_t));
-	w->onext = bb_xmalloc((w->nm + 1) * sizeof(uint32_t));
-	w->gnext = bb_xmalloc((w->nm + 1) * sizeof(uint32_t));
-	w->ohead = bb_xmalloc(w->cap * sizeof(uint32_t));
-	w->ghead = bb_xmalloc(w->cap * sizeof(uint32_t));
-	w->margin = bb_xcalloc(w->cap, sizeof(double));
-	w->gsize = bb_xcalloc(w->cap, sizeof(uint32_t));
-	w->fixed = bb_xcalloc(w->cap, 1);
-	for (size_t k = 0; k < w->cap; k++)
-		w->ohead[k] = w->ghead[k] = BB_NONE;
-	for (size_t m = 0; m < w->nm; m++) {
-		uint32_t ci = w->mc[m], op = w->oldp[m];
-		w->slot[m] = cyc_slot(w, r->pidx[g->ent[asg[ci]].par] - 1);
-		uint32_t e = op == BB_NONE || !r->pidx[op] ? BB_NONE : entry_to(g, ci, op);
-		if (e == BB_NONE) {
-			w->oldp[m] = BB_NONE; /* no way back: its group stays */
-			w->onext[m] = BB_NONE;
+		uint32_t op = prev[g->ch[ci].ridx], e = BB_NONE;
+		if (op == g->ent[asg[ci]].par)
 			continue;
-		}
-		uint32_t k = cyc_slot(w, r->pidx[op] - 1);
-		w->onext[m] = w->ohead[k];
-		w->ohead[k] = (uint32_t)m;
-		w->up[cyc_find(w->up, k)] = cyc_find(w->up, w->slot[m]);
+		if (op != BB_NONE && r->pidx[op])
+			e = entry_to(g, ci, op);
+		w->mc[m] = ci;
+		w->oldp[m] = e == BB_NONE ? BB_NONE : op;
+		w->up[m] = m;
+		w->gsize[m] = 1 | (e == BB_NONE ? CYC_LEFT : 0);
+		w->margin[m] = e == BB_NONE ? 0 : g->ent[e].w - r->kid[ci].w;
+		w->moved[ci / 8] |= (uint8_t)(1u << (ci % 8));
+		pr[np++] = (struct cyc_pair){r->pidx[g->ent[asg[ci]].par] - 1, m};
+		if (e != BB_NONE)
+			pr[np++] = (struct cyc_pair){r->pidx[op] - 1, m | CYC_LEFT};
+		m++;
 	}
-	for (size_t m = 0; m < w->nm; m++) {
-		uint32_t root = cyc_find(w->up, w->slot[m]), ci = w->mc[m];
+	cyc_parents(g, r, w, pr, np);
+	free(pr);
+	w->ghead = bb_xmalloc((w->nm + 1) * sizeof(uint32_t));
+	w->gnext = bb_xmalloc((w->nm + 1) * sizeof(uint32_t));
+	for (m = 0; m < w->nm; m++)
+		w->ghead[m] = BB_NONE;
+	for (m = 0; m < w->nm; m++) {
+		uint32_t root = cyc_find(w->up, m);
 		w->gnext[m] = w->ghead[root];
-		w->ghead[root] = (uint32_t)m;
-		w->gsize[root]++;
-		if (w->oldp[m] == BB_NONE)
-			w->fixed[root] = 1;
-		else
-			w->margin[root] += g->ent[entry_to(g, ci, w->oldp[m])].w - r->kid[ci].w;
+		w->ghead[root] = m;
 	}
-	for (size_t k = 0; k < w->cap; k++)
-		if (w->key[k])
-			w->margin[cyc_find(w->up, (uint32_t)k)] +=
-			    r->par[w->key[k] - 1].lp - cyc_lp_before(g, r, w, (uint32_t)k);
+}
+
+static void cyc_free(struct cyc_work *w)
+{
+	free(w->mc);
+	free(w->oldp);
+	free(w->up);
+	free(w->margin);
+	free(w->gsize);
+	free(w->ghead);
+	free(w->gnext);
+	free(w->moved);
 }
 
 static int cmp_cyc(const void *a, const void *b)
@@ -1343,7 +1362,7 @@ static const struct nest_cyc *cyc_back(const struct nest_global *g, const struct
                                        uint32_t root)
 {
 	const struct nest_cyc *first = NULL;
-	if (w->fixed[root])
+	if (w->gsize[root] & CYC_LEFT)
 		return NULL;
 	for (uint32_t m = w->ghead[root]; m != BB_NONE; m = w->gnext[m]) {
 		uint32_t ci = w->mc[m];
@@ -1366,23 +1385,25 @@ static size_t cycles(struct bb_nest *n, struct refine *r, uint32_t *asg)
 	const uint32_t *prev = sv->gpar ? sv->gpar : sv->gprev;
 	struct cyc_work w = {0};
 	size_t back = 0, nc = 0;
-	if (!sv->round || !prev) {
+	/* from the second round with a context on: the first one's moves are the
+	 * context's first corrections (table1-par-medium: 22,378 of 288,756
+	 * children), and its groups, held through the next flow at 20 bytes a
+	 * child, took that row's heap over the paper's (54.3 MiB) */
+	if (sv->round < 2 || !prev) {
 		sv->ncyc = 0;
 		return 0;
 	}
 	cyc_groups(g, r, asg, prev, &w);
 	struct nest_cyc *out = bb_xmalloc((w.nm + 1) * sizeof(*out));
-	for (size_t k = 0; k < w.cap; k++) {
-		if (!w.key[k] || cyc_find(w.up, (uint32_t)k) != k || w.ghead[k] == BB_NONE)
-			continue;
-		const struct nest_cyc *c = cyc_back(g, sv, asg, &w, (uint32_t)k);
+	for (uint32_t k = 0; k < w.nm; k++) {
+		if (w.ghead[k] == BB_NONE || (w.gsize[k] & CYC_LEFT))
+			continue; /* not a root, or a group with no way back */
+		const struct nest_cyc *c = cyc_back(g, sv, asg, &w, k);
 		int keep = c && c->margin > w.margin[k];
 		for (uint32_t m = w.ghead[k]; m != BB_NONE; m = w.gnext[m]) {
 			uint32_t ci = w.mc[m], np = g->ent[asg[ci]].par;
-			if (w.fixed[k])
-				continue;
-			out[nc++] = (struct nest_cyc){g->ch[ci].ridx, keep ? np : w.oldp[m], (uint32_t)k,
-			                              w.gsize[k], keep ? c->margin : w.margin[k]};
+			out[nc++] = (struct nest_cyc){g->ch[ci].ridx, keep ? np : w.oldp[m], k, w.gsize[k],
+			                              keep ? c->margin : (float)w.margin[k]};
 		}
 		if (keep)
 			for (uint32_t m = w.ghead[k]; m != BB_NONE; m = w.gnext[m], back++)
@@ -1393,19 +1414,7 @@ static size_t cycles(struct bb_nest *n, struct refine *r, uint32_t *asg)
 	free(sv->cyc);
 	sv->cyc = out;
 	sv->ncyc = nc;
-	free(w.mc);
-	free(w.oldp);
-	free(w.moved);
-	free(w.key);
-	free(w.up);
-	free(w.slot);
-	free(w.onext);
-	free(w.gnext);
-	free(w.ohead);
-	free(w.ghead);
-	free(w.margin);
-	free(w.gsize);
-	free(w.fixed);
+	cyc_free(&w);
 	return back;
 }
 
@@ -1453,12 +1462,12 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 		if (!c)
 			break; /* the same counts again */
 	}
+	free(r.seen); /* the sweeps' alone */
+	free(r.dealt);
 	n->st.global_cycled += cycles(n, &r, asg);
 	if (n->solve.last_round || settled(n, asg))
 		posterior(n, &r, asg);
 	nest_heap_sample(n); /* the refinement's tables, and the intervals' changes */
-	free(r.seen);
-	free(r.dealt);
 	free(r.stok);
 	free(r.nstok);
 	free(r.once);
