@@ -1418,6 +1418,18 @@ static size_t cycles(struct bb_nest *n, struct refine *r, uint32_t *asg)
 	return back;
 }
 
+/* The last round's cycling groups stay open in the count intervals: each
+ * child's other parent is a change the two contexts could not settle
+ * (nest_interval.c counts it as a move, one child at a time). */
+static void cycles_open(struct bb_nest *n)
+{
+	struct nest_solve *sv = &n->solve;
+	for (size_t i = 0; i < sv->ncyc; i++) {
+		nest_post_add(&sv->post, sv->cyc[i].ridx);
+		nest_post_alt(&sv->post, sv->cyc[i].alt, BB_NONE);
+	}
+}
+
 /* Whether this round's parents (asg) moved at most NEST_SETTLED of the
  * children's from the round before's (in n->solve.gpar, or the context when
  * it holds them): then this round is the last (n->solve.settled). */
@@ -1465,8 +1477,10 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 	free(r.seen); /* the sweeps' alone */
 	free(r.dealt);
 	n->st.global_cycled += cycles(n, &r, asg);
-	if (n->solve.last_round || settled(n, asg))
+	if (n->solve.last_round || settled(n, asg)) {
 		posterior(n, &r, asg);
+		cycles_open(n);
+	}
 	nest_heap_sample(n); /* the refinement's tables, and the intervals' changes */
 	free(r.stok);
 	free(r.nstok);
