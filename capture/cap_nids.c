@@ -441,11 +441,14 @@ static void release_held(struct bb_cap *c, struct cap_conn *k, int gap, int dept
 		ip_ts_ns = save;
 		k->recreating = 0;
 	}
-	/* Held bytes keep the times of their own packets. */
-	int64_t save = ip_ts_ns, save_pkt = c->pkt_ns;
+	/* Held bytes keep the times of their own packets, but when the hole
+	 * filled none before the bytes before them (cap_reasm.c, drain). */
+	int64_t save = ip_ts_ns, save_pkt = c->pkt_ns, floor_ns = gap ? INT64_MIN : c->pkt_ns;
 	for (int i = 0; i < n; i++) {
-		ip_ts_ns = tmp[i].ts_ns;
-		c->pkt_ns = tmp[i].ts_ns;
+		if (tmp[i].ts_ns > floor_ns)
+			floor_ns = tmp[i].ts_ns;
+		ip_ts_ns = floor_ns;
+		c->pkt_ns = floor_ns;
 		feed_tcp(c, tmp[i].pkt, tmp[i].len, depth + 1);
 		free(tmp[i].pkt);
 	}

@@ -369,7 +369,7 @@ static void held_note(struct rstream *s)
 }
 
 /* Delivers held segments the stream has reached, in order; returns how many. */
-static int drain(struct bb_cap *c, struct rstream *s, int dir)
+static int drain(struct bb_cap *c, struct rstream *s, int dir, int64_t floor_ns)
 {
 	struct rhalf *h = &s->h[dir];
 	int done = 0;
@@ -382,7 +382,14 @@ static int drain(struct bb_cap *c, struct rstream *s, int dir)
 		struct rheld *q = &h->q[i];
 		if ((int32_t)(q->seq - h->next) > 0)
 			break;
-		c->pkt_ns = q->ts_ns; /* held bytes keep the times of their own packets */
+		/* held bytes keep the times of their own packets, but none before
+		 * the bytes before them: a sender writes a stream in order, and a
+		 * later segment captured first (a 13 KB GSO segment on a bridge
+		 * came 2 us after the 32 bytes that followed it) would give a
+		 * pipelined reply an earlier time than the replies before it */
+		if (q->ts_ns > floor_ns)
+			floor_ns = q->ts_ns;
+		c->pkt_ns = floor_ns;
 		take(c, s, dir, q->seq, q->data, q->len, q->fin);
 		done++;
 	}
@@ -426,7 +433,7 @@ static void skip_hole(struct bb_cap *c, struct rstream *s, int dir)
 	qsort(h->q, (size_t)h->nq, sizeof h->q[0], cmp_held);
 	while (h->nq) {
 		gap_to(c, s, dir, h->q[0].seq);
-		drain(c, s, dir);
+		drain(c, s, dir, INT64_MIN); /* after a gap: their own times */
 	}
 }
 
@@ -470,7 +477,7 @@ static void segment(struct bb_cap *c, struct rstream *s, int dir, uint32_t seq, 
 		}
 	}
 	take(c, s, dir, seq, p, n, fin);
-	if (h->nq && drain(c, s, dir))
+	if (h->nq && drain(c, s, dir, c->pkt_ns))
 		c->st.tcp_reordered++;
 }
 

@@ -465,6 +465,41 @@ static void t_tcp_reorder(void)
 		CHECK_STR(r.l[1].op, "RET");
 }
 
+/* Two pipelined responses whose segments were captured swapped (a GSO
+ * segment on a bridge timestamped after the small one that followed it):
+ * the second response, held until the first came, takes the first's time,
+ * not its own earlier one: a server writes its stream in order, and the
+ * trace keeps its replies in the order of their calls (before: the second
+ * at 2.020, before the first at 2.021). */
+static void t_tcp_reorder_pipelined(void)
+{
+	static struct cap_file f;
+	struct result r;
+	memset(&f, 0, sizeof f);
+	f.dlt = DLT_EN10MB;
+	struct ep c = ep4(1, 40000), s = ep4(2, 80);
+	const char *req = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n";
+	const char *rep = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+	uint32_t cs = 1000, ss = 5000, nq = (uint32_t)strlen(req), np = (uint32_t)strlen(rep);
+	add(&f, 2000, c, s, 1, cs - 1, 0, 0x02, "", 0);
+	add(&f, 2001, s, c, 1, ss - 1, cs, 0x12, "", 0);
+	add(&f, 2002, c, s, 1, cs, ss, 0x10, "", 0);
+	add(&f, 2010, c, s, 1, cs, ss, 0x18, req, nq);
+	add(&f, 2011, c, s, 1, cs + nq, ss, 0x18, req, nq);
+	add(&f, 2020, s, c, 1, ss + np, cs + 2 * nq, 0x18, rep, np); /* the second */
+	add(&f, 2021, s, c, 1, ss, cs + 2 * nq, 0x18, rep, np);      /* the first */
+	run1(&r, &f, NULL);
+	CHECK_INT(r.st.tcp_gaps, 0);
+	CHECK_INT(r.st.tcp_reordered, 1);
+	CHECK_INT(r.n, 4);
+	if (r.n == 4) {
+		CHECK_STR(r.l[2].op, "RET");
+		CHECK_STR(r.l[2].id, "c1.1");
+		CHECK_STR(r.l[3].id, "c1.2");
+		CHECK_STR(r.l[3].ts, "2.021000000");
+	}
+}
+
 /* Two files merged in time order; names from a hosts file. */
 static void t_merge_and_names(void)
 {
@@ -1013,6 +1048,7 @@ static void t_tcp_libnids(void)
 	t_tcp_midstream_ipv6_sll2();
 	t_tcp_gap();
 	t_tcp_reorder();
+	t_tcp_reorder_pipelined();
 	engine = BB_CAP_RSM_OWN;
 }
 
@@ -1023,6 +1059,7 @@ static const struct unit_test tests[] = {
 	{"tcp_midstream_ipv6_sll2", t_tcp_midstream_ipv6_sll2},
 	{"tcp_gap", t_tcp_gap},
 	{"tcp_reorder", t_tcp_reorder},
+	{"tcp_reorder_pipelined", t_tcp_reorder_pipelined},
 	{"merge_and_names", t_merge_and_names},
 	{"decode_as", t_decode_as},
 	{"many_connections", t_many_connections},
