@@ -82,17 +82,7 @@ until ip netns exec "$ns_c" smbclient -N -s "$T/smb.conf" "//$srv/share" -c ls >
 	i=$((i + 1)); [ $i -gt 100 ] && { echo "FAIL: samba did not start"; cat "$T/smbd.log" "$T/dcerpcd.log"; exit 1; }; sleep 0.1
 done
 
-tcpdump -i "$br" -w "$T/smb.pcap" -U -s 0 2>"$T/tcpdump.err" &
-tcpd=$!
-pids="$pids $tcpd"
-"$BB_BIN/bbcap" -i "$br" -w "$T/smb.tr" 2>"$T/bbcap.err" &
-cap=$!
-pids="$pids $cap"
-i=0
-until grep -qs '^#bbtrace' "$T/smb.tr".partial.* 2>/dev/null && [ -s "$T/smb.pcap" ]; do
-	i=$((i + 1)); [ $i -gt 50 ] && { echo "FAIL: bbcap or tcpdump did not start"; cat "$T/bbcap.err" "$T/tcpdump.err"; exit 1; }; sleep 0.1
-done
-sleep 0.5
+rig_capture smb
 ip netns exec "$ns_c" smbclient -N -s "$T/smb.conf" "//$srv/share" \
 	-c "ls; put $T/up.txt up.txt; get hello.txt $T/got.txt" >"$T/smbclient.log" 2>&1 ||
 	{ echo "FAIL: smbclient"; cat "$T/smbclient.log"; exit 1; }
@@ -103,12 +93,7 @@ ip netns exec "$ns_c" rpcclient -U% -N -s "$T/smb.conf" "ncacn_ip_tcp:$srv" \
 	{ echo "FAIL: rpcclient"; cat "$T/rpcclient.log"; exit 1; }
 grep -q "netname: share" "$T/rpcclient.log" || { echo "FAIL: rpcclient netshareenum"; cat "$T/rpcclient.log"; exit 1; }
 sleep 0.5
-kill -INT $cap
-wait $cap
-rc=$?
-sleep 0.3
-kill -INT $tcpd
-wait $tcpd
+rig_capture_stop
 fail=0
 [ $rc -eq 0 ] || { echo "FAIL: bbcap exit $rc"; fail=1; }
 

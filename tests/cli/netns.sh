@@ -7,7 +7,8 @@
 #                      the test (77) when no bridge can be made.
 #   rig_capture NAME FILTER...  starts bbcap (-> $T/NAME.tr) and tcpdump (->
 #                      $T/NAME.pcap) on $br and waits until both write;
-#   rig_capture_stop   stops them (SIGINT); $rc is bbcap's exit status.
+#   rig_capture_stop   stops them (SIGINT): bbcap, then tcpdump once its file
+#                      holds as many packets; $rc is bbcap's exit status.
 #   pids               processes to stop on exit (stopped ones are continued).
 #   rig_extra_cleanup  a test may redefine it to stop what is not in $pids.
 # Needs $T (the test's scratch directory) and root.
@@ -69,10 +70,20 @@ rig_capture() {
 	sleep 0.5
 }
 
+# tcpdump is stopped once its file holds as many packets as bbcap took (at
+# most 5 s later): on a loaded machine it lags, and stopped at once it missed
+# the last reply of a run (tshark then counted one return fewer than bbcap).
 rig_capture_stop() {
 	kill -INT $cap
 	wait $cap
 	rc=$?
+	_want=$(sed -n 's/^\([0-9][0-9]*\) packets captured$/\1/p' "$T/bbcap.err" | tail -n 1)
+	_i=0
+	while [ -n "$_want" ] && [ $_i -lt 50 ] &&
+		[ "$(tcpdump -r "$T/$cap_name.pcap" 2>/dev/null | wc -l)" -lt "$_want" ]; do
+		_i=$((_i + 1))
+		sleep 0.1
+	done
 	kill -INT $tcpd
 	wait $tcpd
 }
