@@ -84,11 +84,8 @@ PERL
 ip netns exec "$ns_c" perl "$T/ps.pl" "$srv" >"$T/ps.out" 2>&1 || { echo "FAIL: DBD::MariaDB client"; cat "$T/ps.out"; fail=1; }
 ip netns exec "$ns_c" mariadb --no-defaults -h "$srv" -u bb bbdb -e "DROP TABLE bbt" || fail=1
 sleep 0.5
-kill -INT $cap
-wait $cap
-rc=$?
-kill -INT $tcpd
-wait $tcpd
+cap_name=my
+rig_capture_stop
 [ $rc -eq 0 ] || { echo "FAIL: bbcap exit $rc"; fail=1; }
 
 tr=$T/my.tr

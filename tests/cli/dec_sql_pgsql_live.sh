@@ -76,11 +76,8 @@ for m in simple extended prepared; do
 	C pgbench -n -c 2 -t 10 -M $m >"$T/pgbench-$m.log" 2>&1 || { echo "FAIL: pgbench -M $m"; cat "$T/pgbench-$m.log"; fail=1; }
 done
 sleep 0.5
-kill -INT $cap
-wait $cap
-rc=$?
-kill -INT $tcpd
-wait $tcpd
+cap_name=pg
+rig_capture_stop
 [ $rc -eq 0 ] || { echo "FAIL: bbcap exit $rc"; fail=1; }
 
 tr=$T/pg.tr
