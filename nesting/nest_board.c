@@ -22,8 +22,6 @@ static void tidx_grow(struct bb_nest *n)
 	n->board.tcap = cap;
 }
 
-/* The histogram of nestings of B->C calls in A->B calls, created (nest_triple
- * looked it up first). */
 /* A new histogram's values: the first half alone (nest_tri_at makes the
  * second, the negative delays', when one comes: table1-short's flow peaked
  * with 8 histograms of 30 KB, their second halves all 0). */
@@ -47,6 +45,27 @@ double *nest_tri_at(const struct bb_nest *n, struct triple *t, uint32_t k)
 	return &t->h[k];
 }
 
+/* Histogram t's counts back to 0: its first half alone when nest_tri_drop
+ * freed it, both when it holds both. */
+void nest_tri_clear(const struct bb_nest *n, struct triple *t)
+{
+	if (t->h)
+		memset(t->h, 0, nest_tri_halves(t) * (size_t)n->cfg.bins.n * sizeof(*t->h));
+	else
+		t->h = bb_xcalloc(n->cfg.bins.n, sizeof(*t->h));
+}
+
+/* Frees histogram t's values (a sequence histogram no round reads now);
+ * nest_tri_clear makes them again. */
+void nest_tri_drop(struct triple *t)
+{
+	free(t->h);
+	t->h = NULL;
+	t->neg = 0;
+}
+
+/* The histogram of nestings of B->C calls in A->B calls, created (nest_triple
+ * looked it up first). */
 struct triple *nest_triple_add(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c)
 {
 	if (!n->board.tcap)

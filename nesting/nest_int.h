@@ -499,6 +499,8 @@ void nest_heap_sample(struct bb_nest *n);
 struct triple *nest_triple_add(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c);
 struct triple *nest_rsb_add(struct bb_nest *n, uint32_t a, uint32_t b, uint32_t c);
 double *nest_tri_at(const struct bb_nest *n, struct triple *t, uint32_t k);
+void nest_tri_clear(const struct bb_nest *n, struct triple *t);
+void nest_tri_drop(struct triple *t);
 struct pairc *nest_pairc_add(struct bb_nest *n, uint32_t a, uint32_t b);
 void nest_board_free(struct nest_board *b);
 

@@ -1041,7 +1041,7 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 		x->changed = 0;
 		r->pidx[par] = (uint32_t)++r->npar;
 	}
-	/* the doubling's slack back (up to half of 48 bytes a parent) */
+	/* the doubling's slack back (up to half of 56 bytes a parent) */
 	r->par = bb_xrealloc(r->par, (r->npar ? r->npar : 1) * sizeof(*r->par));
 	count_labels(n, r);
 	for (uint32_t ci = 0; ci < g->nch; ci++) {
@@ -1344,15 +1344,8 @@ static int cmp_cyc(const void *a, const void *b)
 
 static const struct nest_cyc *cyc_find_ridx(const struct nest_solve *sv, uint32_t ridx)
 {
-	size_t lo = 0, hi = sv->ncyc;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (sv->cyc[mid].ridx < ridx)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < sv->ncyc && sv->cyc[lo].ridx == ridx ? &sv->cyc[lo] : NULL;
+	const struct nest_cyc key = {.ridx = ridx};
+	return sv->ncyc ? bsearch(&key, sv->cyc, sv->ncyc, sizeof(key), cmp_cyc) : NULL;
 }
 
 /* The round before's group that group root (this round's) sends back to

@@ -257,6 +257,15 @@ static void decide_auto(struct bb_nest *n, int rc, int bound)
 		n->cfg.p.return_score = 0;
 }
 
+/* The last replay's counts size the candidates' arrays (a replay finds the
+ * same children; a hint only, within the budget). */
+static void glob_hints(struct bb_nest *n)
+{
+	size_t most = n->cfg.p.memory_bytes / 16;
+	n->solve.glob.hintch = n->st.children < most ? n->st.children : most;
+	n->solve.glob.hintent = n->st.candidates < most ? n->st.candidates : most;
+}
+
 /* A round's solve, without what it never reads: the records' call and
  * return times and the context's CSR (the round before's parents, which
  * the refinement compares with, are held per record) are freed while it
@@ -309,11 +318,7 @@ static void global_rounds(struct bb_nest *n)
 			/* a replay would find the same children and candidates */
 			nest_global_rescore(n);
 		} else {
-			/* the last replay's counts size the candidates' arrays (a
-			 * hint only, within the budget) */
-			size_t most = n->cfg.p.memory_bytes / 16;
-			n->solve.glob.hintch = n->st.children < most ? n->st.children : most;
-			n->solve.glob.hintent = n->st.candidates < most ? n->st.candidates : most;
+			glob_hints(n);
 			/* the return times stand for the replay's calls */
 			n->solve.glob.keep = n->recs.rret != NULL;
 			nest_replay(n);
@@ -351,9 +356,7 @@ static void replay_stages(struct bb_nest *n, int bound)
 		 * which the rounds score (nest_global_rescore) */
 		struct nest_global *g = &n->solve.glob;
 		g->keep = n->cfg.mode == BB_NEST_INFER && n->cfg.p.global;
-		size_t most = n->cfg.p.memory_bytes / 16;
-		g->hintch = n->st.children < most ? n->st.children : most;
-		g->hintent = n->st.candidates < most ? n->st.candidates : most;
+		glob_hints(n);
 		n->phase.rstage = 1;
 		nest_replay(n);
 		n->phase.rstage = 0;

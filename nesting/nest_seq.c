@@ -386,7 +386,7 @@ static int seq_likelier(struct bb_nest *n, const struct triple *tf)
  * counts them anew): the delays from the call that only seq_likelier
  * compares, and the gaps of an edge that keeps its delays from the call.
  * Not with --sequence, which scores every edge from its anchors. (Each is
- * 2 * bins.n doubles, 30 KB: table1-short's flow peaked with four.) */
+ * bins.n doubles or more, 15 KB: table1-short's flow peaked with four.) */
 static void seq_unused(struct bb_nest *n)
 {
 	if (n->cfg.p.sequence)
@@ -400,10 +400,8 @@ static void seq_unused(struct bb_nest *n)
 		    bits == NEST_SEQ_FIRST
 		        ? x
 		        : nest_triple(n, NEST_ANY, x->b, (x->c & ~bits) | NEST_SEQ_FIRST, 0);
-		if (bits == (NEST_SEQ_FIRST | NEST_SEQ_NEXT) || !tf || !tf->seq) {
-			free(x->h);
-			x->h = NULL;
-		}
+		if (bits == (NEST_SEQ_FIRST | NEST_SEQ_NEXT) || !tf || !tf->seq)
+			nest_tri_drop(x);
 	}
 }
 
@@ -424,17 +422,9 @@ int nest_seq_from_assignment(struct bb_nest *n)
 		return 0;
 	int moved = nest_seq_from_global(n);
 	uint64_t keep = n->st.triples; /* the stat counts the scoreboard's */
-	for (size_t i = 0; i < n->board.ntri; i++) {
-		struct triple *x = &n->board.tri[i];
-		if (!(x->c & (NEST_SEQ_FIRST | NEST_SEQ_NEXT)))
-			continue;
-		if (x->h) {
-			memset(x->h, 0, nest_tri_halves(x) * (size_t)n->cfg.bins.n * sizeof(double));
-		} else { /* seq_unused freed it */
-			x->h = bb_xcalloc(n->cfg.bins.n, sizeof(*x->h));
-			x->neg = 0;
-		}
-	}
+	for (size_t i = 0; i < n->board.ntri; i++)
+		if (n->board.tri[i].c & (NEST_SEQ_FIRST | NEST_SEQ_NEXT))
+			nest_tri_clear(n, &n->board.tri[i]); /* seq_unused may have freed it */
 	for (uint32_t i = 0; i < n->recs.nrec; i++) {
 		uint32_t par = n->solve.gpar[i];
 		if (par == BB_NONE || nest_scall(n, i) == BB_NO_TIME)
