@@ -16,7 +16,7 @@
  * candidates with their scores (a replay of the kept messages), then
  * chooses all parents at once: the assignment that maximises the sum of the
  * children's log scores, subject to capacities pass 1's counts support
- * (total_cap, nest_once), as a min-cost flow solved by successive shortest
+ * (nest_total_cap, nest_once), as a min-cost flow solved by successive shortest
  * paths (nest_global_solve); then a last replay builds the paths from the
  * chosen parents. */
 
@@ -169,12 +169,27 @@ void nest_global_rescore(struct bb_nest *n)
 	free(cand);
 }
 
+#define CAP_MIN 20 /* sure calls a hard total capacity needs (nest_total_cap) */
+
 /* Children per call into b, from pass 1's counts: k when the calls into b
  * made sum(N(b->c)) / N(into b) = k children on average, k whole (within
  * 1%), and every call pass 1 saw with all its children sure had k; 0 when
- * the counts support no such bound. */
-static uint32_t total_cap(struct bb_nest *n, uint32_t b)
+ * the counts support no such bound. The bound is hard (*hard set) when the
+ * calls made exactly k each on average or at least CAP_MIN calls were seen
+ * sure; else it is soft: each child past k costs SOFT_COST, as past
+ * soft_cap's. A mix of kinds averages to nearly a whole number by chance:
+ * the rig's first app (carts and items 3 children, logins 2, lookups 4)
+ * made 1,292 children in 431 calls on a capture where no call was sure,
+ * and a hard 3 pushed each lookup's fourth child onto another request,
+ * which passed one of its own on, along a chain of 45 requests (i1a1
+ * poisson-8: 24 of 800 instances wrong, none with the bound soft). Where
+ * every call makes k, nothing but the capture's ends changes the count:
+ * figure 17's trace (parallelism 42, no call ever sure) has 114 of 24,100
+ * instances wrong with its exact 2 hard, 263 soft (docs/accuracy.md, "A
+ * whole average is no capacity"). */
+uint32_t nest_total_cap(struct bb_nest *n, uint32_t b, int *hard)
 {
+	*hard = 0;
 	if (b >= n->nodes.ninto || !n->nodes.into[b].ncalls)
 		return 0;
 	const struct node_list *l = &n->nodes.into[b];
@@ -188,6 +203,7 @@ static uint32_t total_cap(struct bb_nest *n, uint32_t b)
 		return 0;
 	if (l->nobs && (l->smin != (uint32_t)k || l->smax != (uint32_t)k))
 		return 0;
+	*hard = l->nobs >= CAP_MIN || sum == (uint64_t)k * l->ncalls;
 	return (uint32_t)k;
 }
 
@@ -208,7 +224,7 @@ struct gnode {
 /* The flow network: child -> (parent, callee) -> parent -> sink. Every
  * entry gets its (parent, callee) node (slot_c, capacity 1 when the callee
  * is called at most once per call, nest_once) and its parent node (its
- * par, capacity total_cap of the parent's node, when there is one). What
+ * par, capacity nest_total_cap of the parent's node, when there is one). What
  * the search reads of a node sits in one struct (a cache line holds four),
  * and a parent's (parent, callee) nodes are numbered one after another:
  * the search reaches them at random, and a miss for each array and for
@@ -294,7 +310,7 @@ struct net_build {
 	uint32_t *pcnext; /* per (parent, callee) node: the parent's next one */
 	uint32_t *pccal;  /* per (parent, callee) node: the callee */
 	uint32_t *ncap;   /* per node: its total capacity, once ndone */
-	uint8_t *ndone;
+	uint8_t *ndone;   /* per node: 1 done, 2 done and ncap hard */
 };
 
 /* The parent node of candidate e, made on first sight with its capacities. */
@@ -306,10 +322,15 @@ static uint32_t parent_node(struct bb_nest *n, struct net *k, struct net_build *
 		return bd->tslot[e->par];
 	uint32_t pb = n->recs.rec[e->par].arg; /* the parent CALL's callee */
 	if (!g->cap && pb < n->nodes.ninto && !bd->ndone[pb]) {
-		bd->ncap[pb] = total_cap(n, pb);
-		bd->ndone[pb] = 1;
+		int hard;
+		bd->ncap[pb] = nest_total_cap(n, pb, &hard);
+		bd->ndone[pb] = (uint8_t)(1 + hard);
 	}
-	uint32_t tk = pb < n->nodes.ninto && bd->ncap[pb] ? bd->ncap[pb] : NO_CAP;
+	uint32_t tk = NO_CAP, ts = g->cap ? NO_CAP_SOFT : soft_cap(n, pb);
+	if (pb < n->nodes.ninto && bd->ncap[pb] && bd->ndone[pb] == 2)
+		tk = bd->ncap[pb];
+	else if (pb < n->nodes.ninto && bd->ncap[pb] && bd->ncap[pb] < ts)
+		ts = bd->ncap[pb];
 	if (k->npar == bd->capt) {
 		bd->capt *= 2;
 		bd->tcap = bb_xrealloc(bd->tcap, bd->capt * sizeof(uint32_t));
@@ -320,7 +341,7 @@ static uint32_t parent_node(struct bb_nest *n, struct net *k, struct net_build *
 	bd->thead[k->npar] = BB_NONE;
 	bd->trec[k->npar] = e->par;
 	bd->tslot[e->par] = (uint32_t)k->npar;
-	bd->tsoft[k->npar] = g->cap ? NO_CAP_SOFT : soft_cap(n, pb);
+	bd->tsoft[k->npar] = ts;
 	bd->tcap[k->npar++] = g->cap ? g->cap(n, e->par, NEST_ANY) : tk;
 	return bd->tslot[e->par];
 }

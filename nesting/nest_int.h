@@ -605,6 +605,10 @@ void nest_global_append(struct bb_nest *n, const struct call *c, struct call **c
  * score) that maximise the sum of the scores under the capacities (n->glob.cap,
  * or pass 1's counts); sets n->gpar and frees n->glob. Also --bound's solver. */
 void nest_global_solve(struct bb_nest *n);
+/* The children a call into node b makes, when pass 1's counts say every
+ * call makes as many (0: no bound); *hard set when enough calls were seen
+ * with all their children sure to make it a hard capacity, else it is soft. */
+uint32_t nest_total_cap(struct bb_nest *n, uint32_t b, int *hard);
 void nest_global_free(struct bb_nest *n);
 /* The end of a round: frees what the round made, but with keep the children
  * and their candidates, which the next round scores again. */

@@ -965,6 +965,69 @@ static void test_conflict_rule(void)
 	free(t);
 }
 
+/* The whole-number capacity (nest_total_cap): 200 overlapping pairs of
+ * client -> W calls, one of each pair making 2 children (into A, B), the
+ * other 4 (A, B, C, D), no W call with all its children sure (each child
+ * has both calls of its pair as candidates), and a pair of 4-child calls:
+ * 1,208 children in 402 calls, 3.005 a call. Nothing but that average says
+ * every call makes 3, and it is not exact: 3 is a soft bound (a hard 3 on
+ * the rig's first app, whose kinds make 2, 3 and 4 children, 2.998 a call,
+ * left 24 of 800 instances wrong on i1a1 poisson-8 and none soft:
+ * docs/accuracy.md). Without the last pair the average is exactly 3, as
+ * when every call makes 3: hard. With 20 more W calls, apart, each making 3
+ * children, all sure: hard (the 2- and 4-child calls never seen sure). */
+static void test_whole_capacity(void)
+{
+	static const struct {
+		double at;
+		const char *what, *from, *to;
+		char call;
+	} ln[] = {{0, "CALL", "client", "W", 'x'},   {0.0005, "CALL", "client", "W", 'y'},
+	          {0.001, "CALL", "W", "A", 'y'},    {0.0015, "CALL", "W", "A", 'x'},
+	          {0.002, "RET", "A", "W", 'y'},     {0.0025, "RET", "A", "W", 'x'},
+	          {0.003, "CALL", "W", "B", 'y'},    {0.0035, "CALL", "W", "B", 'x'},
+	          {0.004, "RET", "B", "W", 'y'},     {0.0045, "RET", "B", "W", 'x'},
+	          {0.005, "CALL", "W", "C", 'y'},    {0.006, "RET", "C", "W", 'y'},
+	          {0.007, "CALL", "W", "D", 'y'},    {0.008, "RET", "D", "W", 'y'},
+	          {0.009, "RET", "W", "client", 'x'}, {0.010, "RET", "W", "client", 'y'}};
+	for (int v = 0; v < 3; v++) { /* inexact; exact; inexact with sure calls */
+		size_t cap = 1 << 18, len = 0;
+		char *t = bb_xmalloc(cap);
+		len += (size_t)snprintf(t + len, cap - len, "#bbtrace 1\n");
+		for (int i = 0; i < 200 + (v != 1); i++)
+			for (size_t j = 0; j < sizeof(ln) / sizeof(ln[0]); j++) {
+				/* the last pair of the inexact traces: two 4-child calls */
+				if (i == 200 && ln[j].call == 'x')
+					continue;
+				int call = !strcmp(ln[j].what, "CALL");
+				const char *id = call ? ln[j].to : strcmp(ln[j].to, "W") ? "W" : ln[j].from;
+				for (int z = 0; z < 1 + (i == 200); z++)
+					len += (size_t)snprintf(t + len, cap - len,
+					                        "%.5f\t%s\t%s\t%s\t%c%s%d\n",
+					                        i + ln[j].at + 1e-5 * z, ln[j].what, ln[j].from,
+					                        ln[j].to, z ? 'z' : ln[j].call, id, i);
+			}
+		for (int i = 0; v == 2 && i < 20; i++)
+			len += (size_t)snprintf(
+			    t + len, cap - len,
+			    "%d.1\tCALL\tclient\tW\ts%d\n%d.2\tCALL\tW\tA\tsa%d\n%d.3\tRET\tA\tW\tsa%d\n"
+			    "%d.4\tCALL\tW\tB\tsb%d\n%d.5\tRET\tB\tW\tsb%d\n"
+			    "%d.6\tCALL\tW\tB\tsc%d\n%d.7\tRET\tB\tW\tsc%d\n%d.8\tRET\tW\tclient\ts%d\n",
+			    300 + i, i, 300 + i, i, 300 + i, i, 300 + i, i, 300 + i, i, 300 + i, i,
+			    300 + i, i, 300 + i, i);
+		CHECK(len < cap - 1);
+		struct bb_nest_params p;
+		bb_nest_params_init(&p); /* the defaults: --return-score --global */
+		struct bb_nest *n = run(t, &p, BB_NEST_INFER, NULL);
+		uint32_t w = bb_intern_find(n->nodes.names, "W", 1);
+		int hard = -1;
+		CHECK_INT(nest_total_cap(n, w, &hard), 3);
+		CHECK_INT(hard, v != 0);
+		bb_nest_free(n);
+		free(t);
+	}
+}
+
 /* Content evidence (issue 14) on test_reassign's 800 overlapping client ->
  * B -> C instances: with a propagated context every parent is exact; with
  * user tokens (40 users, so concurrent requests of one user share theirs)
@@ -1653,6 +1716,7 @@ static const struct unit_test tests[] = {
 	{"reassign", test_reassign},
 	{"global", test_global},
 	{"conflict_rule", test_conflict_rule},
+	{"whole_capacity", test_whole_capacity},
 	{"content", test_content},
 	{"label_kinds", test_label_kinds},
 	{"worker_queue", test_worker_queue},
