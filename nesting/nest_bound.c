@@ -13,7 +13,8 @@
  *
  * 1. A replay collects every child call's candidates (the calls into its
  *    caller open over it, as for the inference) and its true parent: the
- *    first candidate of the same path instance (path=), as the oracle has it.
+ *    candidate of the same path instance (path=) that the oracle takes
+ *    (nest_path_better).
  * 2. From the true pairs it learns, per kind (the parent's caller, the
  *    parent's node, its req= label, and the child's callee), the histograms
  *    of the delay from the parent's call to the child's call and of the delay
@@ -161,12 +162,29 @@ void nest_bound_collect(struct bb_nest *n, const struct call *c, struct call **c
 	uint32_t path = c->ridx != BB_NONE ? n->recs.rpath[c->ridx] : BB_NONE;
 	if (path == BB_NONE)
 		return;
-	for (size_t i = 0; i < nc; i++) {
-		if (cand[i]->ridx != BB_NONE && n->recs.rpath[cand[i]->ridx] == path) {
-			g->truth[ci] = g->ch[ci].off + (uint32_t)i;
-			return;
-		}
-	}
+	size_t best = nc;
+	for (size_t i = 0; i < nc; i++)
+		if (cand[i]->ridx != BB_NONE && n->recs.rpath[cand[i]->ridx] == path &&
+		    (best == nc || nest_path_better(c, cand[i], cand[best])))
+			best = i;
+	if (best < nc)
+		g->truth[ci] = g->ch[ci].off + (uint32_t)best;
+}
+
+/* How far candidate p's times are from nesting child c (0 when they do):
+ * what the skew window had to allow. */
+static int64_t path_slack(const struct call *c, const struct call *p)
+{
+	int64_t s = p->call_ts > c->call_ts ? p->call_ts - c->call_ts : 0;
+	if (p->ret_ts != BB_NO_TIME && c->ret_ts != BB_NO_TIME && c->ret_ts > p->ret_ts)
+		s += c->ret_ts - p->ret_ts;
+	return s;
+}
+
+int nest_path_better(const struct call *c, const struct call *a, const struct call *b)
+{
+	int64_t sa = path_slack(c, a), sb = path_slack(c, b);
+	return sa != sb ? sa < sb : a->call_ts > b->call_ts;
 }
 
 /* The kind of parent call par (a CALL record) with a child into c. */

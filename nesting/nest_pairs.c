@@ -572,10 +572,12 @@ static struct call *oracle_parent(struct call *c, struct call **cand, size_t nc)
 {
 	if (!c->path)
 		return NULL;
+	struct call *best = NULL;
 	for (size_t i = 0; i < nc; i++)
-		if (cand[i]->path && strcmp(cand[i]->path, c->path) == 0)
-			return cand[i];
-	return NULL;
+		if (cand[i]->path && strcmp(cand[i]->path, c->path) == 0 &&
+		    (!best || nest_path_better(c, cand[i], best)))
+			best = cand[i];
+	return best;
 }
 
 /* --global: the parent the assignment chose, among the candidates */

@@ -381,6 +381,43 @@ static void test_oracle(void)
 	bb_nest_free(n);
 }
 
+/* The oracle's parent among the calls of the child's path instance: a
+ * client's request that calls B twice in turn, each B call calling C, and a
+ * B that calls B, whose inner call calls C. Each C goes to the B call whose
+ * times nest it (the first call of the path took the second's child, inside
+ * the 100 ms window), and the inner of two nested calls takes it (the
+ * bound's truth is the same, nest_path_better). */
+static void test_oracle_path(void)
+{
+	const char *t = "#bbtrace 1\n"
+	                "1.000\tCALL\tclient\tA\ta1\tpath=p1\n"
+	                "1.001\tCALL\tA\tB\tb1\tpath=p1\n"
+	                "1.002\tCALL\tB\tC\tc1\tpath=p1\n"
+	                "1.003\tRET\tC\tB\tc1\tpath=p1\n"
+	                "1.004\tRET\tB\tA\tb1\tpath=p1\n"
+	                "1.005\tCALL\tA\tB\tb2\tpath=p1\n"
+	                "1.006\tCALL\tB\tC\tc2\tpath=p1\n"
+	                "1.007\tRET\tC\tB\tc2\tpath=p1\n"
+	                "1.008\tRET\tB\tA\tb2\tpath=p1\n"
+	                "1.009\tRET\tA\tclient\ta1\tpath=p1\n"
+	                "2.000\tCALL\tclient\tB\tb3\tpath=p2\n"
+	                "2.001\tCALL\tB\tB\tb4\tpath=p2\n"
+	                "2.002\tCALL\tB\tC\tc3\tpath=p2\n"
+	                "2.003\tRET\tC\tB\tc3\tpath=p2\n"
+	                "2.004\tRET\tB\tB\tb4\tpath=p2\n"
+	                "2.005\tRET\tB\tclient\tb3\tpath=p2\n";
+	const struct bb_vpatterns *v;
+	struct bb_nest *n = run(t, NULL, BB_NEST_ORACLE, &v);
+	CHECK_INT(v->n, 2);
+	for (size_t i = 0; i < v->n; i++) {
+		char *k = bb_nest_pattern_key(n, i);
+		if (strcmp(k, "client(A(B(C) B(C)))") && strcmp(k, "client(B(B(C)))"))
+			UNIT_FAIL_("oracle pattern %s", k);
+		free(k);
+	}
+	bb_nest_free(n);
+}
+
 /* Inferred X(B(C C C)) + Y(B) against the truth Y(B(C C C)) + X(B). */
 static void test_truth(void)
 {
@@ -1701,6 +1738,7 @@ static const struct unit_test tests[] = {
 	{"ties_and_penalties", test_ties_and_penalties},
 	{"overlap_penalty", test_overlap_penalty},
 	{"oracle", test_oracle},
+	{"oracle_path", test_oracle_path},
 	{"truth", test_truth},
 	{"truth_paper_example", test_truth_paper_example},
 	{"skew_window", test_skew_window},
