@@ -606,16 +606,9 @@ void nest_global_append(struct bb_nest *n, const struct call *c, struct call **c
  * or pass 1's counts); sets n->gpar and frees n->glob. Also --bound's solver. */
 void nest_global_solve(struct bb_nest *n);
 /* The children a call into node b makes, when pass 1's counts say every
- * call makes as many (0: no bound); *hard set when enough calls were seen
- * with all their children sure to make it a hard capacity, else it is soft. */
+ * call makes as many (0: no bound); *hard set when the average is exact or
+ * enough calls were seen with all their children sure, else it is soft. */
 uint32_t nest_total_cap(struct bb_nest *n, uint32_t b, int *hard);
-/* Path truth (--oracle, --bound): whether candidate a, of child c's path
- * instance (path=) as b is, is likelier c's true parent than b: the one whose
- * times nest c with less help from the skew window, then the later call
- * (the inner of nested calls into one node). The first candidate of the path
- * alone took a call that had returned before c began: a parent calling a
- * service twice in turn had both calls' children under the first. */
-int nest_path_better(const struct call *c, const struct call *a, const struct call *b);
 void nest_global_free(struct bb_nest *n);
 /* The end of a round: frees what the round made, but with keep the children
  * and their candidates, which the next round scores again. */
@@ -643,6 +636,13 @@ void nest_intervals(struct bb_nest *n);
 void nest_bound_collect(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc);
 void nest_bound_solve(struct bb_nest *n);
 void nest_bound_free(struct bb_nest *n);
+/* Path truth (--oracle, --bound): whether candidate a, of child c's path
+ * instance (path=) as b is, is likelier c's true parent than b: the one whose
+ * times nest c with less help from the skew window, then the later call
+ * (the inner of nested calls into one node). The first candidate of the path
+ * alone took a call that had returned before c began: a parent calling a
+ * service twice in turn had both calls' children under the first. */
+int nest_path_better(const struct call *c, const struct call *a, const struct call *b);
 /* nest_inst.c */
 struct nest_inst;
 void nest_inst_free(struct nest_inst *s);
