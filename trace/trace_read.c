@@ -549,11 +549,30 @@ static inline uint64_t special8(uint64_t x)
 }
 #endif
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define SSE2 1
+
+/* The bits of the 16 bytes at p that scan_field must look at (bit i: byte
+ * i): bytes up to ' ' (white space, NUL, other control bytes), '%' and
+ * '='. Exact for every byte, unlike special8. */
+static inline unsigned special16(const char *p)
+{
+	const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i m = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(' ')), x);
+	m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('%')));
+	m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8('=')));
+	return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
 /* next_field that also notes '%', NUL and the first '=': one pass over the
- * bytes instead of a memchr for each question. Eight bytes a step where the
- * line has them: a field's plain bytes are skipped a word at a time and only
- * the marked ones looked at. */
-static inline int scan_field(const char **pp, const char *end, struct fld *f)
+ * bytes instead of a memchr for each question. Sixteen bytes a step (eight
+ * without SSE2) where the line has them: a field's plain bytes are skipped
+ * a block at a time and only the marked ones looked at. lim (>= end): bytes
+ * up to lim may be loaded, those from end on are not looked at. */
+static inline int scan_field(const char **pp, const char *end, const char *lim,
+                             struct fld *f)
 {
 	const char *p = *pp, *eq = NULL;
 	unsigned fl = 0;
@@ -564,7 +583,21 @@ static inline int scan_field(const char **pp, const char *end, struct fld *f)
 		return 0;
 	f->p = p;
 	while (p < end) {
-#ifdef SWAR
+#ifdef SSE2
+		if (lim - p >= 16) {
+			unsigned m = special16(p);
+			if (end - p < 16)
+				m |= 1u << (end - p); /* stop at end */
+			if (!m) {
+				p += 16;
+				continue;
+			}
+			p += __builtin_ctz(m);
+			if (p >= end)
+				break;
+		}
+#elif defined(SWAR)
+		(void)lim;
 		if (end - p >= 8) {
 			uint64_t x;
 			memcpy(&x, p, 8);
@@ -575,6 +608,8 @@ static inline int scan_field(const char **pp, const char *end, struct fld *f)
 			}
 			p += __builtin_ctzll(m) / 8;
 		}
+#else
+		(void)lim;
 #endif
 		unsigned char c = (unsigned char)*p;
 		if (c > '=' || (c > ' ' && c != '%' && c != '=')) {
@@ -609,7 +644,7 @@ static inline long decode(const struct fld *f, const char *s, size_t n, char *ou
 }
 
 /* A node name, percent-decoded into *scratch when it holds a '%'. */
-static int node_field(struct bb_reader *r, const char *what, const struct fld *fd,
+static int node_field_slow(struct bb_reader *r, const char *what, const struct fld *fd,
                       char **scratch, size_t *cap, const char **out, size_t *out_n,
                       struct bb_err *err)
 {
@@ -639,6 +674,20 @@ static int node_field(struct bb_reader *r, const char *what, const struct fld *f
 	*out = *scratch;
 	*out_n = (size_t)k;
 	return 0;
+}
+
+/* node_field with the common case (neither '%' nor NUL: the name as it
+ * stands in the line) inline. */
+static inline int node_field(struct bb_reader *r, const char *what, const struct fld *fd,
+                             char **scratch, size_t *cap, const char **out, size_t *out_n,
+                             struct bb_err *err)
+{
+	if (!(fd->fl & (F_NUL | F_PCT))) {
+		*out = fd->p;
+		*out_n = fd->n;
+		return 0;
+	}
+	return node_field_slow(r, what, fd, scratch, cap, out, out_n, err);
 }
 
 /* bb_intern_add of a node name, through a small cache of recent names: a
@@ -688,6 +737,14 @@ static int parse_op(struct bb_reader *r, const char *f, size_t n, enum bb_op *op
 	char q[QUOTE_SZ];
 	int upper_match = 0;
 
+	if (n == 4 && !memcmp(f, "CALL", 4)) { /* the usual ones, without the table */
+		*op = BB_CALL;
+		return 0;
+	}
+	if (n == 3 && !memcmp(f, "RET", 3)) {
+		*op = BB_RET;
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
 		size_t k = strlen(ops[i].name);
 		if (k != n)
@@ -728,25 +785,25 @@ static int parse_record(struct bb_reader *r, const char *p, const char *end, str
 
 	if (is_ws(*p))
 		return line_err(r, err, "empty timestamp (the line starts with white space)");
-	scan_field(&p, end, &f);
+	scan_field(&p, end, r->safe_end, &f);
 	why = bb_time_parse_why(f.p, f.n, &pd->ts_ns);
 	if (why)
 		return line_err(r, err, "bad timestamp %s (%s)", quote(q, f.p, f.n), bb_time_why(why));
-	if (!scan_field(&p, end, &f))
+	if (!scan_field(&p, end, r->safe_end, &f))
 		return line_err(r, err, "missing op");
 	if (parse_op(r, f.p, f.n, &pd->op, err))
 		return BB_ERR_PARSE;
-	if (!scan_field(&p, end, &f))
+	if (!scan_field(&p, end, r->safe_end, &f))
 		return line_err(r, err, "missing sender");
 	if (node_field(r, "sender", &f, &r->sbuf, &r->sbuf_cap, &snd, &snd_n, err))
 		return BB_ERR_PARSE;
 	snd_in = !(f.fl & F_PCT);
-	if (!scan_field(&p, end, &f))
+	if (!scan_field(&p, end, r->safe_end, &f))
 		return line_err(r, err, "missing receiver");
 	if (node_field(r, "receiver", &f, &r->rbuf, &r->rbuf_cap, &rcv, &rcv_n, err))
 		return BB_ERR_PARSE;
 	rcv_in = !(f.fl & F_PCT);
-	if (!scan_field(&p, end, &f))
+	if (!scan_field(&p, end, r->safe_end, &f))
 		return line_err(r, err, "missing id (\"-\" when there is none)");
 
 	/* Decoding only shrinks, and each field gains one NUL where its '=' or
@@ -767,7 +824,7 @@ static int parse_record(struct bb_reader *r, const char *p, const char *end, str
 
 	pd->nattrs = 0;
 	pd->end_ns = BB_NO_TIME;
-	while (scan_field(&p, end, &f)) {
+	while (scan_field(&p, end, r->safe_end, &f)) {
 		struct aoff *a;
 		size_t kl;
 
