@@ -827,11 +827,12 @@ void nest_rret_again(struct bb_nest *n)
 {
 	struct nest_recs *r = &n->recs;
 	r->rret = bb_xmalloc((r->caprec ? r->caprec : 1) * sizeof(*r->rret));
-	for (size_t i = 0; i < r->nrec; i++)
+	/* one pass: a RET record names a CALL before it, already cleared */
+	for (size_t i = 0; i < r->nrec; i++) {
 		r->rret[i] = BB_NO_TIME;
-	for (size_t i = 0; i < r->nrec; i++)
 		if (r->rec[i].op_from >> 30 == REC_RET && r->rec[i].arg != BB_NONE)
 			r->rret[r->rec[i].arg] = r->rec[i].u.ts;
+	}
 }
 
 /* Frees the records; with keep_reqs the req= labels stay, for the patterns
