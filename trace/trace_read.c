@@ -100,7 +100,7 @@ struct bb_reader {
 	uint32_t *freel;
 	uint32_t nfree;
 	uint32_t *ring;        /* FIFO of slots, sorted by (ts, seq) */
-	size_t ring_cap, ring_head, ring_n;
+	size_t ring_cap, ring_head, ring_n; /* ring_cap: 0 or a power of two */
 	int64_t ring_back_ts;
 	struct hent *heap;
 	size_t heap_n, heap_cap;
@@ -465,7 +465,7 @@ static void ring_push(struct bb_reader *r, uint32_t slot, int64_t ts)
 		r->ring_cap = cap;
 		r->ring_head = 0;
 	}
-	r->ring[(r->ring_head + r->ring_n) % r->ring_cap] = slot;
+	r->ring[(r->ring_head + r->ring_n) & (r->ring_cap - 1)] = slot; /* a power of two */
 	r->ring_n++;
 	r->ring_back_ts = ts;
 }
@@ -770,6 +770,151 @@ static int parse_op(struct bb_reader *r, const char *f, size_t n, enum bb_op *op
 	return line_err(r, err, "bad op %s (expected CALL, RET or MSG)", quote(q, f, n));
 }
 
+/* The end of a good record line: its nodes interned, its id's slot
+ * prefetched (interned ID_LAG records later). */
+static inline void record_done(struct bb_reader *r, struct pend *pd, const char *snd,
+                               size_t snd_n, int snd_in, const char *rcv, size_t rcv_n,
+                               int rcv_in)
+{
+	if (pd->acap > 1024 && pd->nattrs < pd->acap / 4) {
+		pd->acap = pd->nattrs < 8 ? 8 : pd->nattrs;
+		pd->av = bb_xrealloc(pd->av, pd->acap * sizeof *pd->av);
+	}
+	pd->sender = node_intern(r, snd, snd_n, snd_in);
+	pd->receiver = node_intern(r, rcv, rcv_n, rcv_in);
+	pd->id = BB_NONE;
+	if (r->opts.intern_ids && !(pd->id_len == 1 && pd->buf[0] == '-')) {
+		pd->id = ID_DEFERRED;
+		pd->id_hash = bb_intern_hash(pd->buf, pd->id_len);
+		bb_intern_prefetch(r->ids, pd->id_hash);
+	}
+}
+
+/* Room in pd->buf for a record line of len bytes: decoding only shrinks,
+ * and each field gains one NUL where its '=' or separator was, so the
+ * line's length plus a little always fits. */
+static inline void pend_room(struct pend *pd, size_t len)
+{
+	size_t need = len + 16;
+	if (pd->cap < need || (pd->cap > 65536 && need < pd->cap / 4)) {
+		free(pd->buf);
+		pd->cap = need < 256 ? 256 : need;
+		pd->buf = bb_xmalloc(pd->cap);
+	}
+}
+
+static inline struct aoff *attr_add(struct pend *pd)
+{
+	if (pd->nattrs == pd->acap) {
+		size_t cap = pd->acap;
+		pd->av = grow(pd->av, &cap, (size_t)pd->acap + 1, sizeof *pd->av);
+		pd->acap = (uint32_t)cap;
+	}
+	return &pd->av[pd->nattrs++];
+}
+
+#ifdef SSE2
+/* The 16 bytes at p as bits (bit i: byte i): white space (*ws), '%' or NUL
+ * (*pn), '='  (*eq). */
+static inline void marks16(const char *p, unsigned *ws, unsigned *pn, unsigned *eq)
+{
+	const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i w = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
+	                         _mm_cmpeq_epi8(x, _mm_set1_epi8('\t')));
+	__m128i q = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('%')),
+	                         _mm_cmpeq_epi8(x, _mm_setzero_si128()));
+	*ws = (unsigned)_mm_movemask_epi8(w);
+	*pn = (unsigned)_mm_movemask_epi8(q);
+	*eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('=')));
+}
+
+/* The next field of a line's masks: [*st, *en) from the lowest bits of
+ * starts and lasts (its first and last byte), which lose them. */
+static inline int next_mask_field(uint64_t *starts, uint64_t *lasts, unsigned *st, unsigned *en)
+{
+	if (!*starts)
+		return 0;
+	*st = (unsigned)__builtin_ctzll(*starts);
+	*en = (unsigned)__builtin_ctzll(*lasts) + 1;
+	*starts &= *starts - 1;
+	*lasts &= *lasts - 1;
+	return 1;
+}
+
+/* parse_record for the usual line, whose bytes it looks at 16 at a time
+ * all at once: at most 64 bytes, neither '%' nor NUL, an op of CALL, RET
+ * or MSG, and after the id attributes alone, each with a key, none of them
+ * end=. Returns 1 with pd filled as parse_record fills it, 0 for any other
+ * line, which parse_record then takes from its start (nothing has been
+ * interned, and pd holds nothing it will not set again). */
+static int parse_fast(struct bb_reader *r, const char *s, size_t n, struct pend *pd)
+{
+	if (n > 64 || r->safe_end - s < 64)
+		return 0;
+	uint64_t ws = 0, pn = 0, eq = 0;
+	for (unsigned b = 0; b < 4; b++) {
+		unsigned w, q, e;
+		marks16(s + 16 * b, &w, &q, &e);
+		ws |= (uint64_t)w << (16 * b);
+		pn |= (uint64_t)q << (16 * b);
+		eq |= (uint64_t)e << (16 * b);
+	}
+	const uint64_t in = n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
+	const uint64_t fb = ~ws & in; /* the bytes of fields */
+	if ((pn & in) || (ws & 1))
+		return 0;
+	uint64_t starts = fb & ~(fb << 1), lasts = fb & ~(fb >> 1);
+	unsigned st[5], en[5];
+	for (int i = 0; i < 5; i++)
+		if (!next_mask_field(&starts, &lasts, &st[i], &en[i]))
+			return 0;
+	if (bb_time_parse_why(s, en[0], &pd->ts_ns))
+		return 0;
+	const char *op = s + st[1];
+	unsigned opn = en[1] - st[1];
+	if (opn == 4 && !memcmp(op, "CALL", 4))
+		pd->op = BB_CALL;
+	else if (opn == 3 && !memcmp(op, "RET", 3))
+		pd->op = BB_RET;
+	else if (opn == 3 && !memcmp(op, "MSG", 3))
+		pd->op = BB_MSG;
+	else
+		return 0;
+	pend_room(pd, n);
+	size_t o = en[4] - st[4];
+	memcpy(pd->buf, s + st[4], o);
+	pd->id_off = 0;
+	pd->id_len = (uint32_t)o;
+	pd->buf[o++] = '\0';
+	pd->nattrs = 0;
+	pd->end_ns = BB_NO_TIME;
+	unsigned a0, a1;
+	while (next_mask_field(&starts, &lasts, &a0, &a1)) {
+		/* its first '=' */
+		uint64_t e = eq & (a1 == 64 ? ~UINT64_C(0) : (UINT64_C(1) << a1) - 1) &
+		             ~((UINT64_C(1) << a0) - 1);
+		if (!e)
+			return 0;
+		size_t kl = (size_t)__builtin_ctzll(e) - a0, vl = a1 - a0 - kl - 1;
+		if (kl == 0 || (kl == 3 && !memcmp(s + a0, "end", 3)))
+			return 0;
+		struct aoff *a = attr_add(pd);
+		a->key_off = (uint32_t)o;
+		a->key_len = (uint32_t)kl;
+		memcpy(pd->buf + o, s + a0, kl);
+		o += kl;
+		pd->buf[o++] = '\0';
+		a->val_off = (uint32_t)o;
+		a->val_len = (uint32_t)vl;
+		memcpy(pd->buf + o, s + a0 + kl + 1, vl);
+		o += vl;
+		pd->buf[o++] = '\0';
+	}
+	record_done(r, pd, s + st[2], en[2] - st[2], 1, s + st[3], en[3] - st[3], 1);
+	return 1;
+}
+#endif
+
 /* Parses record line [p, end) (no line end, not blank, not '#') into pd.
  * Returns 0, or BB_ERR_PARSE with err set. Nothing is interned unless the
  * whole line is good. */
@@ -806,13 +951,7 @@ static int parse_record(struct bb_reader *r, const char *p, const char *end, str
 	if (!scan_field(&p, end, r->safe_end, &f))
 		return line_err(r, err, "missing id (\"-\" when there is none)");
 
-	/* Decoding only shrinks, and each field gains one NUL where its '=' or
-	 * separator was: the line's length plus a little always fits. */
-	if (pd->cap < need || (pd->cap > 65536 && need < pd->cap / 4)) {
-		free(pd->buf);
-		pd->cap = need < 256 ? 256 : need;
-		pd->buf = bb_xmalloc(pd->cap);
-	}
+	pend_room(pd, need - 16);
 	k = decode(&f, f.p, f.n, pd->buf, &bad);
 	if (k < 0)
 		return line_err(r, err, "bad percent-encoding in id %s (%s)", quote(q, f.p, f.n),
@@ -833,12 +972,7 @@ static int parse_record(struct bb_reader *r, const char *p, const char *end, str
 		kl = (size_t)(f.eq - f.p);
 		if (kl == 0)
 			return line_err(r, err, "bad attribute %s (empty key)", quote(q, f.p, f.n));
-		if (pd->nattrs == pd->acap) {
-			size_t cap = pd->acap;
-			pd->av = grow(pd->av, &cap, (size_t)pd->acap + 1, sizeof *pd->av);
-			pd->acap = (uint32_t)cap;
-		}
-		a = &pd->av[pd->nattrs++];
+		a = attr_add(pd);
 		a->key_off = (uint32_t)o;
 		a->key_len = (uint32_t)kl;
 		memcpy(pd->buf + o, f.p, kl);
@@ -867,19 +1001,7 @@ static int parse_record(struct bb_reader *r, const char *p, const char *end, str
 			}
 		}
 	}
-	if (pd->acap > 1024 && pd->nattrs < pd->acap / 4) {
-		pd->acap = pd->nattrs < 8 ? 8 : pd->nattrs;
-		pd->av = bb_xrealloc(pd->av, pd->acap * sizeof *pd->av);
-	}
-
-	pd->sender = node_intern(r, snd, snd_n, snd_in);
-	pd->receiver = node_intern(r, rcv, rcv_n, rcv_in);
-	pd->id = BB_NONE;
-	if (r->opts.intern_ids && !(pd->id_len == 1 && pd->buf[0] == '-')) {
-		pd->id = ID_DEFERRED;
-		pd->id_hash = bb_intern_hash(pd->buf, pd->id_len);
-		bb_intern_prefetch(r->ids, pd->id_hash);
-	}
+	record_done(r, pd, snd, snd_n, snd_in, rcv, rcv_n, rcv_in);
 	return 0;
 }
 
@@ -985,7 +1107,11 @@ static int take_line(struct bb_reader *r, int k, struct bb_err *err)
 		return 0;
 	slot = get_slot(r);
 	pd = r->slots[slot];
+#ifdef SSE2
+	if (!parse_fast(r, s, n, pd) && parse_record(r, s, s + n, pd, &e)) {
+#else
 	if (parse_record(r, s, s + n, pd, &e)) {
+#endif
 		put_slot(r, slot);
 		return bad_line(r, err, &e);
 	}
