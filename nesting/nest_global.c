@@ -33,9 +33,13 @@ static void score_child(struct bb_nest *n, const struct nest_gchild *x, const st
 		nest_queue_ranks(n, c, cand, nc, &g->ek[first]);
 	struct nest_edge_look look;
 	nest_edge_look(n, c, &look);
+	/* without tokens every content factor is 1 (nest_content_factor) */
+	int content = n->content.rtok && n->phase.pass == 2;
 	for (size_t i = 0; i < nc; i++) {
 		struct nest_gent *e = &g->ent[first + i];
-		double s = nest_base_score(n, cand[i], c, &look) * nest_content_factor(n, c, i);
+		double s = nest_base_score(n, cand[i], c, &look);
+		if (content)
+			s *= nest_content_factor(n, c, i);
 		if (s > 0) {
 			sum += s;
 			best = s > best ? s : best;
