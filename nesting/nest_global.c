@@ -574,6 +574,21 @@ static inline __attribute__((always_inline)) void relax(struct search *s, struct
 	heap_push(&s->heap, d, v);
 }
 
+/* relax of a search's first node (distance 0, no node before it),
+ * settled. */
+static inline void relax_first(struct search *s, struct gnode *nd, uint32_t v)
+{
+	if (s->nst == s->capst)
+		search_grow(s);
+	struct sstate *y = &s->st[s->nst++];
+	nd[v].slot = (uint32_t)s->nst;
+	y->v = v;
+	y->state = 2;
+	y->dist = 0;
+	y->pred = BB_NONE;
+	y->via = BB_NONE;
+}
+
 static void unlink_child(struct net *k, uint32_t v, uint32_t ci)
 {
 	uint32_t *pp = &k->pc[v].head;
@@ -600,16 +615,12 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 	k->nd[ci].pot = pmax;
 	s->nst = 0;
 	s->heap.n = 0;
-	relax(s, k->nd, BB_NONE, ci, BB_NONE, 0);
+	/* the child is reached first and settled at once (at distance 0: the
+	 * heap would hold it alone), without the heap */
+	relax_first(s, k->nd, ci);
 	double dt = -1;
-	while (s->heap.n) {
-		struct hent h = heap_pop(&s->heap);
-		uint32_t u = h.v;
-		struct sstate *su = &s->st[k->nd[u].slot - 1];
-		if (su->state == 2 || h.d > su->dist)
-			continue;
-		su->state = 2;
-		double du = su->dist; /* su moves when relax grows st */
+	for (uint32_t u = ci;;) {
+		double du = s->st[k->nd[u].slot - 1].dist;
 		if (u == SINK) {
 			dt = du;
 			break;
@@ -653,6 +664,21 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 				      du + (rc > 0 ? rc : 0));
 			}
 		}
+		/* the next node to settle */
+		struct sstate *su = NULL;
+		while (s->heap.n) {
+			struct hent h = heap_pop(&s->heap);
+			su = &s->st[k->nd[h.v].slot - 1];
+			if (su->state == 2 || h.d > su->dist) {
+				su = NULL;
+				continue;
+			}
+			su->state = 2;
+			u = h.v;
+			break;
+		}
+		if (!su)
+			break;
 	}
 	if (dt >= 0) {
 		/* the path, then the flow along it from the child on */
