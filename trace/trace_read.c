@@ -1493,10 +1493,14 @@ const char *bb_reader_name(const struct bb_reader *r)
 /* First attribute named key, NULL if none. */
 const char *bb_rec_attr(const struct bb_rec *rec, const char *key, size_t *len_out)
 {
-	size_t kl = strlen(key);
+	size_t kl = SIZE_MAX; /* strlen(key), once a first byte matches */
 
 	for (uint32_t i = 0; i < rec->nattrs; i++) {
 		const struct bb_attr *a = &rec->attrs[i];
+		if (a->key_len ? a->key[0] != key[0] : key[0] != '\0')
+			continue; /* the first bytes differ (an empty key's is key's NUL) */
+		if (kl == SIZE_MAX)
+			kl = strlen(key);
 		if (a->key_len == kl && !memcmp(a->key, key, kl)) {
 			if (len_out)
 				*len_out = a->val_len;
