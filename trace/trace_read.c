@@ -798,7 +798,8 @@ static inline void record_done(struct bb_reader *r, struct pend *pd, const char 
 
 /* Room in pd->buf for a record line of len bytes: decoding only shrinks,
  * and each field gains one NUL where its '=' or separator was, so the
- * line's length plus a little always fits. */
+ * line's length plus a little always fits; the id, first, is followed by
+ * BB_REC_ID_PAD bytes or more (trace.h). */
 static inline void pend_room(struct pend *pd, size_t len)
 {
 	size_t need = len + 16;
