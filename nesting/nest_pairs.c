@@ -630,7 +630,9 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 	}
 
 	size_t nc = candidates(n, c);
-	if (n->cfg.mode == BB_NEST_INFER)
+	/* no tokens seen (yet): every class is CLS_NONE, which nothing reads
+	 * then, and no candidate is dropped (nest_content_classes) */
+	if (n->cfg.mode == BB_NEST_INFER && n->content.rtok)
 		nc = nest_content_classes(n, c, n->calls.cand, nc);
 	if (nc) {
 		n->st.children++;
