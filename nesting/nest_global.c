@@ -33,9 +33,13 @@ static void score_child(struct bb_nest *n, const struct nest_gchild *x, const st
 		nest_queue_ranks(n, c, cand, nc, &g->ek[first]);
 	struct nest_edge_look look;
 	nest_edge_look(n, c, &look);
+	/* without tokens every content factor is 1 (nest_content_factor) */
+	int content = n->content.rtok && n->phase.pass == 2;
 	for (size_t i = 0; i < nc; i++) {
 		struct nest_gent *e = &g->ent[first + i];
-		double s = nest_base_score(n, cand[i], c, &look) * nest_content_factor(n, c, i);
+		double s = nest_base_score(n, cand[i], c, &look);
+		if (content)
+			s *= nest_content_factor(n, c, i);
 		if (s > 0) {
 			sum += s;
 			best = s > best ? s : best;
@@ -431,7 +435,7 @@ static void net_arrays(struct bb_nest *n, struct net *k, const struct net_build 
 static void make_net(struct bb_nest *n, struct net *k)
 {
 	struct nest_global *g = &n->solve.glob;
-	struct net_build bd = {.cappc = 1024, .capt = 1024};
+	struct net_build bd = {.cappc = MAX(g->npc_was, 1024), .capt = MAX(g->npar_was, 1024)};
 	k->nch = g->nch;
 	k->npc = k->npar = 0;
 	bd.pccap = bb_xmalloc(bd.cappc * sizeof(uint32_t));
@@ -474,6 +478,8 @@ static void make_net(struct bb_nest *n, struct net *k)
 	free(bd.ncap);
 	free(bd.ndone);
 	net_arrays(n, k, &bd);
+	g->npc_was = k->npc;
+	g->npar_was = k->npar;
 	k->trec = bb_xrealloc(bd.trec, (k->npar + 1) * sizeof(uint32_t));
 	free(bd.pccap);
 	free(bd.pconce);
@@ -589,6 +595,21 @@ static inline __attribute__((always_inline)) void relax(struct search *s, struct
 	heap_push(&s->heap, d, v);
 }
 
+/* relax of a search's first node (distance 0, no node before it),
+ * settled. */
+static inline void relax_first(struct search *s, struct gnode *nd, uint32_t v)
+{
+	if (s->nst == s->capst)
+		search_grow(s);
+	struct sstate *y = &s->st[s->nst++];
+	nd[v].slot = (uint32_t)s->nst;
+	y->v = v;
+	y->state = 2;
+	y->dist = 0;
+	y->pred = BB_NONE;
+	y->via = BB_NONE;
+}
+
 static void unlink_child(struct net *k, uint32_t v, uint32_t ci)
 {
 	uint32_t *pp = &k->pc[v].head;
@@ -615,16 +636,12 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 	k->nd[ci].pot = pmax;
 	s->nst = 0;
 	s->heap.n = 0;
-	relax(s, k->nd, BB_NONE, ci, BB_NONE, 0);
+	/* the child is reached first and settled at once (at distance 0: the
+	 * heap would hold it alone), without the heap */
+	relax_first(s, k->nd, ci);
 	double dt = -1;
-	while (s->heap.n) {
-		struct hent h = heap_pop(&s->heap);
-		uint32_t u = h.v;
-		struct sstate *su = &s->st[k->nd[u].slot - 1];
-		if (su->state == 2 || h.d > su->dist)
-			continue;
-		su->state = 2;
-		double du = su->dist; /* su moves when relax grows st */
+	for (uint32_t u = ci;;) {
+		double du = s->st[k->nd[u].slot - 1].dist;
 		if (u == SINK) {
 			dt = du;
 			break;
@@ -668,6 +685,21 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 				      du + (rc > 0 ? rc : 0));
 			}
 		}
+		/* the next node to settle */
+		struct sstate *su = NULL;
+		while (s->heap.n) {
+			struct hent h = heap_pop(&s->heap);
+			su = &s->st[k->nd[h.v].slot - 1];
+			if (su->state == 2 || h.d > su->dist) {
+				su = NULL;
+				continue;
+			}
+			su->state = 2;
+			u = h.v;
+			break;
+		}
+		if (!su)
+			break;
 	}
 	if (dt >= 0) {
 		/* the path, then the flow along it from the child on */
@@ -722,34 +754,41 @@ static int cmp_order(const void *a, const void *b)
 
 /* Sorts ord (in child order) by margin, ties by child: cmp_order's order.
  * The margins are >= 0 (or +inf), whose bits order as the values do, so a
- * stable radix sort on them gives it in linear time; anything else (a NaN)
- * goes to qsort. */
+ * stable radix sort on them gives it in linear time (three digits of 11
+ * bits, their counts taken in one pass); anything else (a NaN) goes to
+ * qsort. */
+#define RDIG 11
+#define RNDIG 3
 static void sort_order(struct gorder *ord, size_t m)
 {
 	uint32_t *key = bb_xmalloc((m + 1) * sizeof(*key));
+	static const uint32_t dmask = (1u << RDIG) - 1;
+	size_t(*cnt)[(1u << RDIG) + 1] = bb_xcalloc(RNDIG, sizeof(*cnt));
 	for (size_t i = 0; i < m; i++) {
 		float f = ord[i].margin;
 		if (!(f >= 0)) {
+			free(cnt);
 			free(key);
 			qsort(ord, m, sizeof(*ord), cmp_order);
 			return;
 		}
 		f = f == 0 ? 0 : f; /* -0 sorts as 0 */
 		memcpy(&key[i], &f, sizeof(f));
+		for (int d = 0; d < RNDIG; d++)
+			cnt[d][(key[i] >> (d * RDIG) & dmask) + 1]++;
 	}
 	struct gorder *tmp = bb_xmalloc((m + 1) * sizeof(*tmp));
 	struct gorder *src = ord;
 	uint32_t *ktmp = bb_xmalloc((m + 1) * sizeof(*ktmp));
-	for (int shift = 0; shift < 32; shift += 8) {
-		size_t cnt[257] = {0};
-		for (size_t i = 0; i < m; i++)
-			cnt[(key[i] >> shift & 0xff) + 1]++;
-		if (cnt[(key[0] >> shift & 0xff) + 1] == m)
+	for (int dg = 0; dg < RNDIG; dg++) {
+		int shift = dg * RDIG;
+		size_t *c = cnt[dg];
+		if (c[(key[0] >> shift & dmask) + 1] == m)
 			continue; /* one digit for all: the order stays */
-		for (int d = 0; d < 256; d++)
-			cnt[d + 1] += cnt[d];
+		for (uint32_t d = 0; d < dmask + 1; d++)
+			c[d + 1] += c[d];
 		for (size_t i = 0; i < m; i++) {
-			size_t q = cnt[key[i] >> shift & 0xff]++;
+			size_t q = c[key[i] >> shift & dmask]++;
 			tmp[q] = src[i];
 			ktmp[q] = key[i];
 		}
@@ -764,6 +803,7 @@ static void sort_order(struct gorder *ord, size_t m)
 		memcpy(ord, src, m * sizeof(*ord));
 		tmp = src;
 	}
+	free(cnt);
 	free(tmp);
 	free(ktmp);
 	free(key);
@@ -776,18 +816,18 @@ static void sort_order(struct gorder *ord, size_t m)
 #define PF_AHEAD 16
 
 static void prefetch_child(const struct nest_global *g, const struct net *k,
-                           const uint32_t *ord, size_t oi)
+                           const uint32_t *ord, size_t m, size_t oi)
 {
-	if (oi + PF_AHEAD < g->nch)
+	if (oi + PF_AHEAD < m)
 		__builtin_prefetch(&g->ch[ord[oi + PF_AHEAD]]);
-	if (oi + PF_AHEAD / 2 < g->nch) {
+	if (oi + PF_AHEAD / 2 < m) {
 		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 2]];
 		__builtin_prefetch(&g->ent[x->off]);
 		__builtin_prefetch(&g->ent[x->off + x->nc - 1]);
 		__builtin_prefetch(&k->nd[ord[oi + PF_AHEAD / 2]]);
 		__builtin_prefetch(&k->ch[ord[oi + PF_AHEAD / 2]]);
 	}
-	if (oi + PF_AHEAD / 4 < g->nch) {
+	if (oi + PF_AHEAD / 4 < m) {
 		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 4]];
 		for (uint32_t j = 0; j < x->nc; j++) {
 			uint32_t v = g->ent[x->off + j].slot_c;
@@ -795,7 +835,7 @@ static void prefetch_child(const struct nest_global *g, const struct net *k,
 			__builtin_prefetch(&k->pc[v]);
 		}
 	}
-	if (oi + PF_AHEAD / 8 < g->nch) { /* their parent nodes */
+	if (oi + PF_AHEAD / 8 < m) { /* their parent nodes */
 		const struct nest_gchild *x = &g->ch[ord[oi + PF_AHEAD / 8]];
 		for (uint32_t j = 0; j < x->nc; j++) {
 			uint32_t t = k->pc[g->ent[x->off + j].slot_c].par;
@@ -849,29 +889,29 @@ void nest_global_solve(struct bb_nest *n)
 	 * ties): least sure first, by the margin of the best candidate over the
 	 * second, is 7 times faster than the trace's order on the figure 17
 	 * trace p (10 against 54 million nodes searched) */
+	/* a child no candidate scores for joins no flow (below): left out */
 	struct gorder *ord = bb_xmalloc((g->nch + 1) * sizeof(*ord));
+	size_t m = 0;
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		float b1, b2;
 		cheapest(g, &g->ch[ci], &b1, &b2);
-		ord[ci].margin = isinf(b1) ? INFINITY : b2 - b1; /* inf - x = inf */
-		ord[ci].i = (uint32_t)ci;
+		if (isinf(b1))
+			continue;
+		ord[m].margin = b2 - b1; /* inf - x = inf */
+		ord[m++].i = (uint32_t)ci;
 	}
-	if (g->nch)
-		sort_order(ord, g->nch);
+	if (m)
+		sort_order(ord, m);
 	/* the children in order, 4 bytes each instead of 8 */
-	uint32_t *order = bb_xmalloc((g->nch + 1) * sizeof(*order));
-	for (size_t oi = 0; oi < g->nch; oi++)
+	uint32_t *order = bb_xmalloc((m + 1) * sizeof(*order));
+	for (size_t oi = 0; oi < m; oi++)
 		order[oi] = ord[oi].i;
 	free(ord);
 	/* after the sort's copies are freed: the peak is the larger of the two */
 	k.nd = bb_xcalloc(k.nch + k.npc + k.npar + 2, sizeof(*k.nd));
-	for (size_t oi = 0; oi < g->nch; oi++) {
+	for (size_t oi = 0; oi < m; oi++) {
 		size_t ci = order[oi];
-		prefetch_child(g, &k, order, oi);
-		float b1, b2;
-		cheapest(g, &g->ch[ci], &b1, &b2);
-		if (isinf(b1))
-			continue; /* no candidate scores */
+		prefetch_child(g, &k, order, m, oi);
 		if (!augment(g, &k, &s, (uint32_t)ci))
 			over++;
 		visited += s.nst;

@@ -201,6 +201,9 @@ struct nest_global {
 	                     every class CLS_NONE and no child marked */
 	uint8_t *cex;     /* with cls: per child, its parent found by ctx= (cexact) */
 	int have;         /* with keep: the return-side replay collected them all */
+	size_t npc_was, npar_was; /* the last round's network: its (parent, callee) and
+	                             parent nodes (the same candidates make the same
+	                             ones), the next network's first allocation */
 };
 
 /* ---- patterns (nest_paths.c) ------------------------------------------------- */

@@ -97,6 +97,7 @@ static inline int scoring(const struct bb_nest *n)
 	return n->phase.pass == 1 || n->phase.rstage || n->phase.gstage || n->phase.cstage;
 }
 
+/* id: a record's (bb_rec.id_str), which may be read past its end. */
 static uint64_t key_hash(uint32_t from, uint32_t to, const char *id, size_t len)
 {
 	const uint64_t m = 0x9e3779b97f4a7c15ULL;
@@ -109,9 +110,18 @@ static uint64_t key_hash(uint32_t from, uint32_t to, const char *id, size_t len)
 		h ^= h >> 32;
 	}
 	if (i < len) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && BB_REC_ID_PAD >= 8
+		/* a record's id may be read BB_REC_ID_PAD bytes past its end
+		 * (trace.h): one word, its bytes past the id cleared (the same
+		 * word as byte by byte) */
+		uint64_t w;
+		memcpy(&w, id + i, 8);
+		w &= ~UINT64_C(0) >> (64 - 8 * (len - i));
+#else
 		uint64_t w = 0; /* byte by byte: a short memcpy into w stalls the load */
 		for (size_t j = 0; i + j < len; j++)
 			w |= (uint64_t)(unsigned char)id[i + j] << (8 * j);
+#endif
 		h = (h ^ w) * m;
 		h ^= h >> 32;
 	}
@@ -622,7 +632,9 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 	}
 
 	size_t nc = candidates(n, c);
-	if (n->cfg.mode == BB_NEST_INFER)
+	/* no tokens seen (yet): every class is CLS_NONE, which nothing reads
+	 * then, and no candidate is dropped (nest_content_classes) */
+	if (n->cfg.mode == BB_NEST_INFER && n->content.rtok)
 		nc = nest_content_classes(n, c, n->calls.cand, nc);
 	if (nc) {
 		n->st.children++;
@@ -829,11 +841,12 @@ void nest_rret_again(struct bb_nest *n)
 {
 	struct nest_recs *r = &n->recs;
 	r->rret = bb_xmalloc((r->caprec ? r->caprec : 1) * sizeof(*r->rret));
-	for (size_t i = 0; i < r->nrec; i++)
+	/* one pass: a RET record names a CALL before it, already cleared */
+	for (size_t i = 0; i < r->nrec; i++) {
 		r->rret[i] = BB_NO_TIME;
-	for (size_t i = 0; i < r->nrec; i++)
 		if (r->rec[i].op_from >> 30 == REC_RET && r->rec[i].arg != BB_NONE)
 			r->rret[r->rec[i].arg] = r->rec[i].u.ts;
+	}
 }
 
 /* Frees the records; with keep_reqs the req= labels stay, for the patterns

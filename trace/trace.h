@@ -99,6 +99,10 @@ struct bb_attr {
 	uint32_t val_len;
 };
 
+/* Bytes that may be read past the end of a record's id (bb_rec.id_str): a
+ * word-wide load of its last bytes stays in memory the reader owns. */
+#define BB_REC_ID_PAD 8
+
 /* One trace line as the reader hands it out. Strings are borrowed: valid until
  * the next call to bb_reader_next on the same reader. */
 struct bb_rec {
@@ -110,7 +114,8 @@ struct bb_rec {
 	uint32_t receiver;
 	uint32_t id;            /* index in the reader's id table, BB_NONE for "-"
 	                           or when id interning is off */
-	const char *id_str;     /* the id text, "-" when none */
+	const char *id_str;     /* the id text, "-" when none; BB_REC_ID_PAD bytes
+	                           after its id_len may be read (they are not the id) */
 	uint32_t id_len;
 	uint32_t nattrs;
 	const struct bb_attr *attrs; /* in input order, nattrs of them */

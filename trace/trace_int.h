@@ -23,6 +23,27 @@ enum bb_tp {
 
 /* bb_time_parse with the reason for a failure: returns an enum bb_tp. */
 int bb_time_parse_why(const char *s, size_t len, int64_t *ns_out);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <string.h>
+/* The value of 8 decimal digits at s, or -1 when one of them is not a digit:
+ * all eight at once (first digit in the lowest byte), by pairs, quads, then
+ * the two halves. */
+static inline int64_t bb_time_digits8(const char *s)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101);
+	uint64_t x;
+	memcpy(&x, s, 8);
+	/* each byte in '0'..'9': its high nibble is 3, and adding 6 keeps it 3 */
+	if ((x & (ones * 0xf0)) != ones * 0x30 || ((x + ones * 6) & (ones * 0xf0)) != ones * 0x30)
+		return -1;
+	x -= ones * '0';
+	x = (x * 10 + (x >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+	x = (x * 100 + (x >> 16)) & UINT64_C(0x0000ffff0000ffff);
+	x = (x * 10000 + (x >> 32)) & UINT64_C(0xffffffff);
+	return (int64_t)x;
+}
+#endif
+
 /* Short English reason for an enum bb_tp value ("more than 9 decimals"). */
 const char *bb_time_why(int why);
 /* The 9 decimals of frac (below 10^9) at p, no NUL: the fraction of a

@@ -6,23 +6,6 @@
 #include "trace/trace_int.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* The value of 8 decimal digits at s, or -1 when one of them is not a digit:
- * all eight at once (first digit in the lowest byte), by pairs, quads, then
- * the two halves. */
-static inline int64_t digits8(const char *s)
-{
-	const uint64_t ones = UINT64_C(0x0101010101010101);
-	uint64_t x;
-	memcpy(&x, s, 8);
-	/* each byte in '0'..'9': its high nibble is 3, and adding 6 keeps it 3 */
-	if ((x & (ones * 0xf0)) != ones * 0x30 || ((x + ones * 6) & (ones * 0xf0)) != ones * 0x30)
-		return -1;
-	x -= ones * '0';
-	x = (x * 10 + (x >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
-	x = (x * 100 + (x >> 16)) & UINT64_C(0x0000ffff0000ffff);
-	x = (x * 10000 + (x >> 32)) & UINT64_C(0xffffffff);
-	return (int64_t)x;
-}
 
 /* The common form, written by bb_time_format and every capture: 1 to 10
  * digits, '.', exactly 9 digits, and no more than INT64_MAX ns. Returns 1
@@ -31,7 +14,7 @@ static inline int parse_common(const char *s, size_t len, int64_t *ns_out)
 {
 	if (len < 11 || len > 20 || s[len - 10] != '.')
 		return 0;
-	int64_t f8 = digits8(s + len - 9);
+	int64_t f8 = bb_time_digits8(s + len - 9);
 	unsigned last = (unsigned char)s[len - 1] - '0';
 	if (f8 < 0 || last > 9)
 		return 0;
@@ -39,7 +22,7 @@ static inline int parse_common(const char *s, size_t len, int64_t *ns_out)
 	uint64_t sec = 0;
 	size_t i = 0;
 	if (nint >= 8) {
-		int64_t i8 = digits8(s);
+		int64_t i8 = bb_time_digits8(s);
 		if (i8 < 0)
 			return 0;
 		sec = (uint64_t)i8;
