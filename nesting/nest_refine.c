@@ -1348,15 +1348,14 @@ static const struct nest_cyc *cyc_find_ridx(const struct nest_solve *sv, uint32_
 	return sv->ncyc ? bsearch(&key, sv->cyc, sv->ncyc, sizeof(key), cmp_cyc) : NULL;
 }
 
-/* The round before's group that group root (this round's) sends back to
- * where it was two rounds ago, whole: its entry, or NULL. */
+/* The round before's group that group root (this round's, each of whose
+ * children has a way back) sends back to where it was two rounds ago,
+ * whole: its entry, or NULL. */
 static const struct nest_cyc *cyc_back(const struct nest_global *g, const struct nest_solve *sv,
                                        const uint32_t *asg, const struct cyc_work *w,
                                        uint32_t root)
 {
 	const struct nest_cyc *first = NULL;
-	if (w->gsize[root] & CYC_LEFT)
-		return NULL;
 	for (uint32_t m = w->ghead[root]; m != BB_NONE; m = w->gnext[m]) {
 		uint32_t ci = w->mc[m];
 		const struct nest_cyc *c = cyc_find_ridx(sv, g->ch[ci].ridx);

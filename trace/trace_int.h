@@ -42,6 +42,18 @@ static inline int64_t bb_time_digits8(const char *s)
 	x = (x * 10000 + (x >> 32)) & UINT64_C(0xffffffff);
 	return (int64_t)x;
 }
+
+/* The 9 decimals at p as nanoseconds, or -1 when one is not a digit. */
+static inline int64_t bb_time_decimals9(const char *p)
+{
+	int64_t f8 = bb_time_digits8(p);
+	unsigned last = (unsigned char)p[8] - '0';
+	return f8 < 0 || last > 9 ? -1 : f8 * 10 + last;
+}
+
+/* bb_time_parse_why for the common form alone (1 to 10 digits, '.', 9
+ * digits, at most INT64_MAX ns): 1 with *ns_out set, 0 for any other. */
+int bb_time_parse_common(const char *s, size_t len, int64_t *ns_out);
 #endif
 
 /* Short English reason for an enum bb_tp value ("more than 9 decimals"). */

@@ -730,6 +730,21 @@ static uint32_t node_intern(struct bb_reader *r, const char *s, size_t n, int in
 	return bb_intern_add(r->nodes, s, n);
 }
 
+/* The usual ops as they are written (CALL, RET, MSG): 1 with *op set, else
+ * 0 (parse_op's table then takes the others and other cases). */
+static inline int op_usual(const char *f, size_t n, enum bb_op *op)
+{
+	if (n == 4 && !memcmp(f, "CALL", 4))
+		*op = BB_CALL;
+	else if (n == 3 && !memcmp(f, "RET", 3))
+		*op = BB_RET;
+	else if (n == 3 && !memcmp(f, "MSG", 3))
+		*op = BB_MSG;
+	else
+		return 0;
+	return 1;
+}
+
 static int parse_op(struct bb_reader *r, const char *f, size_t n, enum bb_op *op,
                     struct bb_err *err)
 {
@@ -743,14 +758,8 @@ static int parse_op(struct bb_reader *r, const char *f, size_t n, enum bb_op *op
 	char q[QUOTE_SZ];
 	int upper_match = 0;
 
-	if (n == 4 && !memcmp(f, "CALL", 4)) { /* the usual ones, without the table */
-		*op = BB_CALL;
+	if (op_usual(f, n, op)) /* without the table */
 		return 0;
-	}
-	if (n == 3 && !memcmp(f, "RET", 3)) {
-		*op = BB_RET;
-		return 0;
-	}
 	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
 		size_t k = strlen(ops[i].name);
 		if (k != n)
@@ -848,20 +857,14 @@ static inline int ts_parse(struct bb_reader *r, const char *s, size_t len, int64
 	memcpy(&w1, s + 8, 8);
 	if (len == r->ts.len && s[nint] == '.' && (w0 & r->ts.m0) == r->ts.w0 &&
 	    (w1 & r->ts.m1) == r->ts.w1) {
-		int64_t f8 = bb_time_digits8(s + len - 9);
-		unsigned last = (unsigned char)s[len - 1] - '0';
-		uint64_t frac = (uint64_t)f8 * 10 + last;
-		if (f8 >= 0 && last <= 9 && r->ts.sec * (uint64_t)BB_NS_PER_S <= (uint64_t)INT64_MAX - frac) {
-			*ns = (int64_t)(r->ts.sec * (uint64_t)BB_NS_PER_S + frac);
+		int64_t frac = bb_time_decimals9(s + len - 9);
+		if (frac >= 0 && r->ts.sec * (uint64_t)BB_NS_PER_S <= (uint64_t)(INT64_MAX - frac)) {
+			*ns = (int64_t)(r->ts.sec * (uint64_t)BB_NS_PER_S) + frac;
 			return BB_TP_OK;
 		}
 	}
-	int why = bb_time_parse_why(s, len, ns);
-	if (why || len < 11 || len > 20 || s[nint] != '.')
-		return why;
-	for (size_t i = 0; i < nint; i++)
-		if ((unsigned)(s[i] - '0') > 9)
-			return why;
+	if (!bb_time_parse_common(s, len, ns))
+		return bb_time_parse_why(s, len, ns);
 	/* the common form: *ns is its seconds and 9 decimals */
 	r->ts.m0 = nint >= 8 ? ~UINT64_C(0) : ~UINT64_C(0) >> (64 - 8 * nint);
 	r->ts.m1 = nint > 8 ? ~UINT64_C(0) >> (64 - 8 * (nint - 8)) : 0;
@@ -869,7 +872,7 @@ static inline int ts_parse(struct bb_reader *r, const char *s, size_t len, int64
 	r->ts.w1 = w1 & r->ts.m1;
 	r->ts.len = len;
 	r->ts.sec = (uint64_t)*ns / (uint64_t)BB_NS_PER_S;
-	return why;
+	return BB_TP_OK;
 }
 
 /* memcpy of a field of parse_fast's line into pd->buf: 16 bytes at once
@@ -926,15 +929,7 @@ static int parse_fast(struct bb_reader *r, const char *s, size_t n, struct pend 
 			return 0;
 	if (ts_parse(r, s, en[0], &pd->ts_ns))
 		return 0;
-	const char *op = s + st[1];
-	unsigned opn = en[1] - st[1];
-	if (opn == 4 && !memcmp(op, "CALL", 4))
-		pd->op = BB_CALL;
-	else if (opn == 3 && !memcmp(op, "RET", 3))
-		pd->op = BB_RET;
-	else if (opn == 3 && !memcmp(op, "MSG", 3))
-		pd->op = BB_MSG;
-	else
+	if (!op_usual(s + st[1], en[1] - st[1], &pd->op))
 		return 0;
 	pend_room(pd, n);
 	size_t o = en[4] - st[4];

@@ -14,9 +14,8 @@ static inline int parse_common(const char *s, size_t len, int64_t *ns_out)
 {
 	if (len < 11 || len > 20 || s[len - 10] != '.')
 		return 0;
-	int64_t f8 = bb_time_digits8(s + len - 9);
-	unsigned last = (unsigned char)s[len - 1] - '0';
-	if (f8 < 0 || last > 9)
+	int64_t f9 = bb_time_decimals9(s + len - 9);
+	if (f9 < 0)
 		return 0;
 	size_t nint = len - 10;
 	uint64_t sec = 0;
@@ -34,12 +33,17 @@ static inline int parse_common(const char *s, size_t len, int64_t *ns_out)
 			return 0;
 		sec = sec * 10 + d;
 	}
-	uint64_t frac = (uint64_t)f8 * 10 + last;
+	uint64_t frac = (uint64_t)f9;
 	if (sec > (uint64_t)(INT64_MAX / BB_NS_PER_S) ||
 	    sec * (uint64_t)BB_NS_PER_S > (uint64_t)INT64_MAX - frac)
 		return 0;
 	*ns_out = (int64_t)(sec * (uint64_t)BB_NS_PER_S + frac);
 	return 1;
+}
+
+int bb_time_parse_common(const char *s, size_t len, int64_t *ns_out)
+{
+	return parse_common(s, len, ns_out);
 }
 #endif
 

@@ -333,17 +333,24 @@ static void t_ipv4_fragments(void)
 	CHECK_INT(count(&r, "RET"), 1);
 }
 
+/* A TCP handshake from c to s at t0 ms (SYN, SYN-ACK, ACK, 1 ms apart), the
+ * first data bytes at sequence numbers cs (c's) and ss (s's). */
+static void handshake(struct cap_file *f, int64_t t0, struct ep c, struct ep s, uint32_t cs,
+                      uint32_t ss)
+{
+	add(f, t0, c, s, 1, cs - 1, 0, 0x02, "", 0);
+	add(f, t0 + 1, s, c, 1, ss - 1, cs, 0x12, "", 0);
+	add(f, t0 + 2, c, s, 1, cs, ss, 0x10, "", 0);
+}
+
 /* An HTTP exchange on a connection; handshake when syn. Returns next seqs. */
 static void http_conn(struct cap_file *f, struct ep c, struct ep s, int syn, int64_t t0)
 {
 	const char *req = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n";
 	const char *rep = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
 	uint32_t cs = 1000, ss = 5000;
-	if (syn) {
-		add(f, t0, c, s, 1, cs - 1, 0, 0x02, "", 0);
-		add(f, t0 + 1, s, c, 1, ss - 1, cs, 0x12, "", 0);
-		add(f, t0 + 2, c, s, 1, cs, ss, 0x10, "", 0);
-	}
+	if (syn)
+		handshake(f, t0, c, s, cs, ss);
 	add(f, t0 + 10, c, s, 1, cs, ss, 0x18, req, strlen(req));
 	cs += (uint32_t)strlen(req);
 	add(f, t0 + 20, s, c, 1, ss, cs, 0x18, rep, 20);
@@ -411,9 +418,7 @@ static void t_tcp_gap(void)
 	size_t total = (size_t)hl + 3000 - (size_t)hl; /* header + body = 3000 + hl - hl */
 	(void)total;
 	uint32_t cs = 1, ss = 1;
-	add(&f, 1000, c, s, 1, cs - 1, 0, 0x02, "", 0);
-	add(&f, 1001, s, c, 1, ss - 1, cs, 0x12, "", 0);
-	add(&f, 1002, c, s, 1, cs, ss, 0x10, "", 0);
+	handshake(&f, 1000, c, s, cs, ss);
 	add(&f, 1010, c, s, 1, cs, ss, 0x18, req, strlen(req));
 	cs += (uint32_t)strlen(req);
 	/* The response is hl header bytes + 3000 body bytes, sent in 1000-byte
@@ -481,9 +486,7 @@ static void t_tcp_reorder_pipelined(void)
 	const char *req = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n";
 	const char *rep = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
 	uint32_t cs = 1000, ss = 5000, nq = (uint32_t)strlen(req), np = (uint32_t)strlen(rep);
-	add(&f, 2000, c, s, 1, cs - 1, 0, 0x02, "", 0);
-	add(&f, 2001, s, c, 1, ss - 1, cs, 0x12, "", 0);
-	add(&f, 2002, c, s, 1, cs, ss, 0x10, "", 0);
+	handshake(&f, 2000, c, s, cs, ss);
 	add(&f, 2010, c, s, 1, cs, ss, 0x18, req, nq);
 	add(&f, 2011, c, s, 1, cs + nq, ss, 0x18, req, nq);
 	add(&f, 2020, s, c, 1, ss + np, cs + 2 * nq, 0x18, rep, np); /* the second */
@@ -890,9 +893,7 @@ static void t_tcp_overlap(void)
 	const char *req = "GET /abc HTTP/1.1\r\nHost: x\r\n\r\n";
 	const char *rep = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
 	uint32_t cs = 100, ss = 900, rl = (uint32_t)strlen(req), pl = (uint32_t)strlen(rep);
-	add(&f, 1000, c, s, 1, cs - 1, 0, 0x02, "", 0);
-	add(&f, 1001, s, c, 1, ss - 1, cs, 0x12, "", 0);
-	add(&f, 1002, c, s, 1, cs, ss, 0x10, "", 0);
+	handshake(&f, 1000, c, s, cs, ss);
 	add(&f, 1010, c, s, 1, cs, ss, 0x18, req, 10);
 	add(&f, 1011, c, s, 1, cs, ss, 0x18, req, 6);           /* old bytes only */
 	add(&f, 1012, c, s, 1, cs + 4, ss, 0x18, req + 4, rl - 4); /* overlaps 6 */
@@ -934,9 +935,7 @@ static void t_tcp_fin_reuse_rst(void)
 	for (int conn = 0; conn < 2; conn++) {
 		uint32_t cs = 1000 + 77777u * (uint32_t)conn, ss = 5000 + 99999u * (uint32_t)conn;
 		int64_t t = 1000 + conn * 1000;
-		add(&f, t, c, s, 1, cs - 1, 0, 0x02, "", 0);
-		add(&f, t + 1, s, c, 1, ss - 1, cs, 0x12, "", 0);
-		add(&f, t + 2, c, s, 1, cs, ss, 0x10, "", 0);
+		handshake(&f, t, c, s, cs, ss);
 		add(&f, t + 10, c, s, 1, cs, ss, 0x18, req, rl);
 		add(&f, t + 20, s, c, 1, ss, cs + rl, 0x18, rep, pl);
 		if (conn == 0) {
@@ -973,9 +972,7 @@ static void t_tcp_idle_eviction(void)
 	const char *req = "GET / HTTP/1.1\r\n\r\n";
 	const char *rep = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789";
 	uint32_t cs = 100, ss = 900, rl = (uint32_t)strlen(req), pl = (uint32_t)strlen(rep);
-	add(&f, 1000, c, s, 1, cs - 1, 0, 0x02, "", 0);
-	add(&f, 1001, s, c, 1, ss - 1, cs, 0x12, "", 0);
-	add(&f, 1002, c, s, 1, cs, ss, 0x10, "", 0);
+	handshake(&f, 1000, c, s, cs, ss);
 	add(&f, 1010, c, s, 1, cs, ss, 0x18, req, rl);
 	add(&f, 1020, s, c, 1, ss, cs + rl, 0x18, rep, 40); /* the head, 2 body bytes */
 	/* body bytes 40..44 lost; the rest held */
