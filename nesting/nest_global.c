@@ -8,6 +8,16 @@
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
+static inline int bit_get(const uint8_t *a, size_t i)
+{
+	return a[i >> 3] >> (i & 7) & 1;
+}
+
+static inline void bit_set(uint8_t *a, size_t i)
+{
+	a[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+
 /* The greedy FindNestedPairs gives each child the best parent for it alone,
  * one child at a time. At high parallelism that gives a web-server call two
  * application-server children and leaves a sibling call with none, though
@@ -119,6 +129,41 @@ void nest_global_collect(struct bb_nest *n, const struct call *c, struct call **
 		score_child(n, x, c, cand, nc);
 }
 
+/* The children a round decides again, as a bit per child, or NULL for
+ * all: after a round that changed few parents' children
+ * (n->solve.gdirty, note_changes), each child with one of those parents
+ * among its candidates, when they are at most NEST_NEAR_MAX of the
+ * children. Every other child keeps its parent: the round before placed
+ * it in the same context, and its scores change only as much as the
+ * relearnt gaps move them. table1-long's third round decides 26,538 of its
+ * 762,642 children again, par-medium's fourth 1,031 of 288,756
+ * (docs/performance.md, "Rounds near the changes"). */
+static uint8_t *near_changes(struct bb_nest *n)
+{
+	const struct nest_global *g = &n->solve.glob;
+	const uint8_t *dirty = n->solve.gdirty;
+	if (!dirty)
+		return NULL;
+	uint8_t *redo = bb_xcalloc(g->nch / 8 + 1, 1);
+	size_t near = 0;
+	for (size_t ci = 0; ci < g->nch; ci++) {
+		const struct nest_gchild *x = &g->ch[ci];
+		for (uint32_t j = 0; j < x->nc; j++)
+			if (bit_get(dirty, g->ent[x->off + j].par)) {
+				bit_set(redo, ci);
+				near++;
+				break;
+			}
+	}
+	if ((double)near > NEST_NEAR_MAX * (double)g->nch) {
+		free(redo);
+		return NULL;
+	}
+	n->st.global_near_rounds++;
+	n->st.global_near_children += near;
+	return redo;
+}
+
 /* A round after the first, with keep: the children and candidates the
  * first round's replay collected, in the same order, as the calls the
  * replay would make of their records (what scoring reads: nodes, times,
@@ -133,8 +178,16 @@ void nest_global_rescore(struct bb_nest *n)
 	size_t cap = 0;
 	struct call *pc = NULL, **cand = NULL;
 	struct call *c = bb_xcalloc(1, sizeof(*c));
+	free(g->redo);
+	g->redo = near_changes(n);
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		const struct nest_gchild *x = &g->ch[ci];
+		if (g->redo && !bit_get(g->redo, ci)) {
+			/* kept where it is: nest_queue_weigh leaves its costs */
+			if (g->ek)
+				memset(&g->ek[x->off], NEST_Q_NONE, x->nc);
+			continue;
+		}
 		if (x->nc > cap) {
 			size_t nc = cap ? 2 * cap : 64;
 			while (nc < x->nc)
@@ -315,6 +368,8 @@ struct net_build {
 	uint32_t *pccal;  /* per (parent, callee) node: the callee */
 	uint32_t *ncap;   /* per node: its total capacity, once ndone */
 	uint8_t *ndone;   /* per node: 1 done, 2 done and ncap hard */
+	uint32_t *tfix, *pcfix; /* with redo: per parent and (parent, callee) node,
+	                           the children kept where they were */
 };
 
 /* The parent node of candidate e, made on first sight with its capacities. */
@@ -396,7 +451,7 @@ static void net_arrays(struct bb_nest *n, struct net *k, const struct net_build 
 	for (size_t v = 0; v < k->npc; v++) {
 		uint32_t q = off[bd->pcpar[v] + 1]++;
 		num[v] = q;
-		k->pc[q].flow = 0;
+		k->pc[q].flow = bd->pcfix ? bd->pcfix[v] : 0;
 		k->pc[q].cap = bd->pccap[v];
 		k->pc[q].head = BB_NONE;
 		k->pc[q].par = bd->pcpar[v];
@@ -404,7 +459,7 @@ static void net_arrays(struct bb_nest *n, struct net *k, const struct net_build 
 	}
 	k->t = bb_xmalloc((k->npar + 1) * sizeof(*k->t));
 	for (size_t t = 0; t <= k->npar; t++) {
-		k->t[t].flow = 0;
+		k->t[t].flow = t < k->npar && bd->tfix ? bd->tfix[t] : 0;
 		k->t[t].cap = t < k->npar ? bd->tcap[t] : 0;
 		k->t[t].soft = t < k->npar ? bd->tsoft[t] : 0;
 		k->t[t].off = off[t];
@@ -413,6 +468,9 @@ static void net_arrays(struct bb_nest *n, struct net *k, const struct net_build 
 	k->ch = bb_xmalloc((k->nch + 1) * sizeof(*k->ch));
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		const struct nest_gchild *x = &g->ch[ci];
+		k->ch[ci].assign = BB_NONE;
+		if (g->redo && !bit_get(g->redo, ci))
+			continue; /* kept: its entries hold the costs of its round */
 		float wmax = -INFINITY;
 		for (uint32_t j = 0; j < x->nc; j++)
 			if (g->ent[x->off + j].w > wmax)
@@ -424,7 +482,6 @@ static void net_arrays(struct bb_nest *n, struct net *k, const struct net_build 
 			e->w = isinf(wmax) ? INFINITY : wmax - e->w;
 			e->slot_c = num[e->slot_c];
 		}
-		k->ch[ci].assign = BB_NONE;
 	}
 	free(num);
 	k->nd = NULL; /* nest_global_solve's, once the children are in order */
@@ -432,7 +489,32 @@ static void net_arrays(struct bb_nest *n, struct net *k, const struct net_build 
 	k->pen_z = n->cfg.p.penalty_z;
 }
 
-static void make_net(struct bb_nest *n, struct net *k)
+/* A round that decides only some children again (redo): every other one
+ * keeps its parent (prev, per CALL record), and takes its room in the
+ * parent's node and its (parent, callee) node where the network has them. */
+static void kept_room(struct bb_nest *n, const struct net *k, struct net_build *bd,
+                      const uint32_t *prev)
+{
+	const struct nest_global *g = &n->solve.glob;
+	bd->tfix = bb_xcalloc(k->npar + 1, sizeof(uint32_t));
+	bd->pcfix = bb_xcalloc(k->npc + 1, sizeof(uint32_t));
+	for (size_t ci = 0; ci < g->nch && prev; ci++) {
+		if (bit_get(g->redo, ci))
+			continue;
+		uint32_t p = prev[g->ch[ci].ridx];
+		uint32_t t = p == BB_NONE ? BB_NONE : bd->tslot[p];
+		if (t == BB_NONE)
+			continue;
+		bd->tfix[t]++;
+		for (uint32_t v = bd->thead[t]; v != BB_NONE; v = bd->pcnext[v])
+			if (bd->pccal[v] == g->ch[ci].c) {
+				bd->pcfix[v]++;
+				break;
+			}
+	}
+}
+
+static void make_net(struct bb_nest *n, struct net *k, const uint32_t *prev)
 {
 	struct nest_global *g = &n->solve.glob;
 	struct net_build bd = {.cappc = MAX(g->npc_was, 1024), .capt = MAX(g->npar_was, 1024)};
@@ -455,6 +537,8 @@ static void make_net(struct bb_nest *n, struct net *k)
 	struct nest_once_memo memo = {.v = {0}};
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		struct nest_gchild *x = &g->ch[ci];
+		if (g->redo && !bit_get(g->redo, ci))
+			continue;
 		/* the parents' node is each candidate's callee: the child's
 		 * caller, or with host aliases a service on it */
 		uint32_t b = n->recs.rec[x->ridx].op_from & REC_NODE_MAX; /* its caller */
@@ -471,6 +555,8 @@ static void make_net(struct bb_nest *n, struct net *k)
 			e->slot_c = callee_node(n, k, &bd, e, t, x, once, once_hard);
 		}
 	}
+	if (g->redo)
+		kept_room(n, k, &bd, prev);
 	free(bd.thead);
 	free(bd.pcnext);
 	free(bd.pccal);
@@ -478,6 +564,8 @@ static void make_net(struct bb_nest *n, struct net *k)
 	free(bd.ncap);
 	free(bd.ndone);
 	net_arrays(n, k, &bd);
+	free(bd.tfix);
+	free(bd.pcfix);
 	g->npc_was = k->npc;
 	g->npar_was = k->npar;
 	k->trec = bb_xrealloc(bd.trec, (k->npar + 1) * sizeof(uint32_t));
@@ -865,6 +953,41 @@ static uint32_t cheapest(const struct nest_global *g, const struct nest_gchild *
 	return x->off + best;
 }
 
+/* A kept child's entry: its parent of the round before (prev), or with
+ * none there its first cheapest. */
+static uint32_t kept_entry(const struct nest_global *g, size_t ci, const uint32_t *prev)
+{
+	const struct nest_gchild *x = &g->ch[ci];
+	uint32_t p = prev ? prev[x->ridx] : BB_NONE;
+	for (uint32_t j = 0; j < x->nc && p != BB_NONE; j++)
+		if (g->ent[x->off + j].par == p)
+			return x->off + j;
+	float b1, b2;
+	return cheapest(g, x, &b1, &b2);
+}
+
+/* From the second round on (a round before's parents in prev): the CALL
+ * records whose children this round changed (n->solve.gdirty), which the
+ * next round decides again (nest_global_rescore). */
+static void note_changes(struct bb_nest *n, const uint32_t *force, const uint32_t *prev)
+{
+	struct nest_solve *sv = &n->solve;
+	const struct nest_global *g = &sv->glob;
+	free(sv->gdirty);
+	sv->gdirty = NULL;
+	if (!prev || !sv->round || !g->keep)
+		return;
+	sv->gdirty = bb_xcalloc(n->recs.nrec / 8 + 1, 1);
+	for (size_t ci = 0; ci < g->nch; ci++) {
+		uint32_t p = g->ent[force[ci]].par, was = prev[g->ch[ci].ridx];
+		if (p == was)
+			continue;
+		bit_set(sv->gdirty, p);
+		if (was != BB_NONE)
+			bit_set(sv->gdirty, was);
+	}
+}
+
 /* Successive shortest paths: each child in turn joins the flow along the
  * cheapest path in the residual network, which may move children already
  * placed to other parents; with the potentials every reduced cost stays
@@ -881,7 +1004,8 @@ void nest_global_solve(struct bb_nest *n)
 	/* the queue offsets are in the costs now (nest_queue_weigh) */
 	free(g->ek);
 	g->ek = NULL;
-	make_net(n, &k);
+	const uint32_t *prev = n->solve.gpar ? n->solve.gpar : n->solve.gprev;
+	make_net(n, &k, prev);
 	struct search s = {0};
 	search_grow(&s);
 	uint64_t over = 0, visited = 0;
@@ -894,6 +1018,8 @@ void nest_global_solve(struct bb_nest *n)
 	size_t m = 0;
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		float b1, b2;
+		if (g->redo && !bit_get(g->redo, ci))
+			continue; /* kept */
 		cheapest(g, &g->ch[ci], &b1, &b2);
 		if (isinf(b1))
 			continue;
@@ -931,15 +1057,22 @@ void nest_global_solve(struct bb_nest *n)
 	 * child it placed placed (4 bytes a child less at its peak) */
 	uint32_t *force = bb_xmalloc((g->nch + 1) * sizeof(*force));
 	for (size_t ci = 0; ci < g->nch; ci++) {
+		const struct nest_gchild *x = &g->ch[ci];
+		if (g->redo && !bit_get(g->redo, ci)) {
+			force[ci] = kept_entry(g, ci, prev);
+			continue;
+		}
 		float b1, b2;
-		force[ci] = k.ch[ci].assign != BB_NONE ? k.ch[ci].assign
-		                                       : cheapest(g, &g->ch[ci], &b1, &b2);
+		force[ci] = k.ch[ci].assign != BB_NONE ? k.ch[ci].assign : cheapest(g, x, &b1, &b2);
+		for (uint32_t j = 0; j < x->nc; j++) /* the entries' parents again */
+			g->ent[x->off + j].par = k.trec[k.pc[g->ent[x->off + j].slot_c].par];
 	}
-	for (size_t e = 0; e < g->nent; e++) /* the entries' parents again */
-		g->ent[e].par = k.trec[k.pc[g->ent[e].slot_c].par];
 	free_net(&k); /* before the refinement: the peak is the larger of the two */
 	if (!g->cap) /* not for --bound: its true counts decide the sets */
 		n->st.global_refined += nest_refine(n, force);
+	free(g->redo);
+	g->redo = NULL;
+	note_changes(n, force, prev);
 	/* the round before's parents, if kept, until the refinement compared */
 	free(n->solve.gpar);
 	n->solve.gpar = bb_xmalloc(n->recs.nrec * sizeof(*n->solve.gpar));
@@ -959,6 +1092,7 @@ void nest_global_free(struct bb_nest *n)
 	free(n->solve.glob.ek);
 	free(n->solve.glob.cls);
 	free(n->solve.glob.cex);
+	free(n->solve.glob.redo);
 	memset(&n->solve.glob, 0, sizeof(n->solve.glob));
 }
 

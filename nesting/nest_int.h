@@ -201,6 +201,9 @@ struct nest_global {
 	                     every class CLS_NONE and no child marked */
 	uint8_t *cex;     /* with cls: per child, its parent found by ctx= (cexact) */
 	int have;         /* with keep: the return-side replay collected them all */
+	uint8_t *redo;    /* a round after the second: per child a bit, set when the
+	                     round decides it again (nest_global_rescore); NULL:
+	                     every child */
 	size_t npc_was, npar_was; /* the last round's network: its (parent, callee) and
 	                             parent nodes (the same candidates make the same
 	                             ones), the next network's first allocation */
@@ -268,8 +271,11 @@ static inline uint64_t nest_mix64(uint64_t x)
  * high load and gains there (the rig's second app at 64 in flight: 9.6% of
  * the instances wrong after 2 rounds, 4.7% after 3, 1.9% after 6, 1.7% after
  * 10); each costs a replay and a solve (figure 17's trace: 5.5 s of CPU with
- * 2, 11.1 s with 6). */
+ * 2, 11.1 s with 6). A build may set another (-DNEST_GLOBAL_ROUNDS=N in
+ * CMAKE_C_FLAGS) to measure what the rounds buy (docs/performance.md). */
+#ifndef NEST_GLOBAL_ROUNDS
 #define NEST_GLOBAL_ROUNDS 6
+#endif
 
 /* ... but a round that moves at most this share of the children's parents
  * (from the round before's) is the last: the next one would start from the
@@ -277,6 +283,16 @@ static inline uint64_t nest_mix64(uint64_t x)
  * on table1-normal round 2 moved 4 of 76,341 and every later round none; on
  * table1-par-medium 27, 14, 8, 8 of 290,000 parents). */
 #define NEST_SETTLED 1e-4
+
+/* A round after one whose changes reach at most this share of the children
+ * (each child with a candidate whose children changed) decides only those
+ * again (nest_global.c, near_changes): table1-long's third round (26,538 of
+ * 762,642 children; its CPU 1.36 -> 1.18 s) and par-medium's fourth. Beyond
+ * it the whole round again: the generated loads' second and third rounds
+ * reach 5-12%, where the whole round is worth it (social-r390: 3.5% of the
+ * instances wrong with the share at 10%, 3.2% at 5%, 3.0% with every round
+ * whole; docs/performance.md, "Rounds near the changes"). */
+#define NEST_NEAR_MAX 0.05
 
 /* A node makes parallel calls when at least NEST_PAR_SHARE of the pairs of
  * sure children of its calls, and NEST_PAR_MIN pairs, overlapped in time. */
@@ -393,6 +409,8 @@ struct nest_solve {
 	uint32_t *gpar;           /* per CALL record, its parent's, or BB_NONE */
 	uint32_t *gprev;          /* while a round's solve runs: the round before's, there
 	                             of the context (soff, skid; nest_seq_ctx_hold) */
+	uint8_t *gdirty;          /* --global, from the second round: per CALL record a
+	                             bit, set when the round changed its children */
 	uint8_t *ramb;            /* per CALL record, 1: its parent was ambiguous, 2: a
 	                             likely parent of such a child */
 	struct nest_bound *bnd;   /* --bound: what the truth taught */
@@ -621,6 +639,9 @@ void nest_global_round_end(struct bb_nest *n);
 void nest_global_rescore(struct bb_nest *n);
 
 /* nest_queue.c */
+/* A queue offset (ek) that is none: the child is not a start call, or a
+ * round did not score it again (nest_global_rescore) */
+#define NEST_Q_NONE 0x7f
 void nest_queue_ranks(struct bb_nest *n, const struct call *c, struct call **cand, size_t nc,
                       uint8_t *out);
 void nest_queue_weigh(struct bb_nest *n);

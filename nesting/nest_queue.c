@@ -39,9 +39,9 @@
  * from the call already tells the order, keeps the times alone. q and the
  * choice are made once, from the first round's assignment, and kept. */
 
-/* ek: low 7 bits the queue offset plus NEST_Q_MID (NEST_Q_NONE: the child
- * is not a start call), bit 7 set on the candidate the last round chose */
-#define NEST_Q_NONE 0x7f
+/* ek: low 7 bits the queue offset plus NEST_Q_MID (NEST_Q_NONE, nest_int.h:
+ * the child is not a start call), bit 7 set on the candidate the last round
+ * chose */
 #define NEST_Q_PREV 0x80
 #define NEST_Q_MID 60 /* offset 0 */
 #define NEST_Q_R 4   /* q's classes: offsets -R..R, the ends 'or more' */

@@ -294,7 +294,9 @@ static void solve_lean(struct bb_nest *n, int moved, int last)
  * context (overlaps, anchors) instead of the greedy ones: 0.3-1.6 points
  * fewer wrong on the generated loads (docs/accuracy.md); without --sequence,
  * it also measures a child from its candidate's previous child where the
- * round before's gaps say so (nest_seq_from_assignment). */
+ * round before's gaps say so (nest_seq_from_assignment). A round after one
+ * whose changes were few decides only the children near them again
+ * (nest_global.c, near_changes). */
 static void global_rounds(struct bb_nest *n)
 {
 	n->solve.settled = 0;
@@ -335,6 +337,8 @@ static void global_rounds(struct bb_nest *n)
 		nest_global_round_end(n);
 	}
 	nest_global_free(n);
+	free(n->solve.gdirty);
+	n->solve.gdirty = NULL;
 }
 
 /* Pass 2 from the records: the stages that learn from a replay, then the
@@ -542,6 +546,8 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 		bb_vval_set_int(o, "global_refined", (int64_t)st.global_refined);
 		bb_vval_set_int(o, "global_rounds", (int64_t)st.global_rounds);
 		bb_vval_set_int(o, "global_cycled", (int64_t)st.global_cycled);
+		bb_vval_set_int(o, "global_near_rounds", (int64_t)st.global_near_rounds);
+		bb_vval_set_int(o, "global_near_children", (int64_t)st.global_near_children);
 	}
 	if (n->cfg.mode == BB_NEST_ORACLE)
 		bb_vval_set_int(o, "calls_without_path", (int64_t)st.no_path);

@@ -130,6 +130,9 @@ struct bb_nest_stats {
 	uint64_t global_refined;    /* --global: children the callee sets moved (nest_refine.c) */
 	uint64_t global_rounds;     /* --global: the rounds solved (NEST_GLOBAL_ROUNDS at most) */
 	uint64_t global_cycled;     /* --global: children kept back from a two-round cycle */
+	uint64_t global_near_rounds; /* --global: rounds that decided only the children near
+	                                the round before's changes (the rest kept) */
+	uint64_t global_near_children; /* ... the children those rounds decided */
 	uint64_t ambiguous;         /* children whose chosen parent had under NEST_AMB_SHARE
 	                               of their candidates' scores */
 	uint64_t ambiguous_instances; /* instances with such a child */
