@@ -90,6 +90,8 @@ struct refine {
 	uint32_t *pidx; /* per CALL record: its parent index + 1, 0 none */
 	struct rkid *kid; /* per child */
 	uint64_t *seen; /* per child: the tick it was last looked at, with these counts */
+	uint64_t *dirty; /* per child a bit: it may be stale (a superset, see sweep) */
+	uint32_t *rlo, *rhi; /* per parent: the first and last child with an entry to it */
 	uint8_t *once;  /* per child: its parent may have no other child into its callee
 	                   (the flow's hard capacity, nest_once_hard) */
 	uint64_t tick;  /* counts changes and looks */
@@ -515,6 +517,18 @@ static int fits(const struct nest_global *g, const struct refine *r, const struc
 	return !has_callee(g, r, q, g->ch[ci].c, out);
 }
 
+/* Parent p has changed: every child with an entry to it may be stale. */
+static void mark_dirty(struct refine *r, size_t p)
+{
+	for (uint32_t ci = r->rlo[p]; ci <= r->rhi[p]; ci++) /* bits, a word at a time */
+		if (!(ci & 63) && ci + 63 <= r->rhi[p]) {
+			r->dirty[ci / 64] = ~UINT64_C(0);
+			ci += 63;
+		} else {
+			r->dirty[ci / 64] |= UINT64_C(1) << (ci & 63);
+		}
+}
+
 /* Child ci moves from its entry to entry e1, one of its candidates. */
 static void do_move(struct nest_global *g, struct refine *r, uint32_t *asg, uint32_t ci,
                     uint32_t e1)
@@ -527,6 +541,10 @@ static void do_move(struct nest_global *g, struct refine *r, uint32_t *asg, uint
 	unlink_kid(r, p, ci);
 	link_kid(r, q, ci);
 	p->changed = q->changed = ++r->tick;
+	if (r->dirty) {
+		mark_dirty(r, (size_t)(p - r->par));
+		mark_dirty(r, (size_t)(q - r->par));
+	}
 	asg[ci] = e1;
 	r->kid[ci].w = g->ent[e1].w;
 	if (r->kid[ci].w > q->wmax)
@@ -938,35 +956,77 @@ static void sib_learn(const struct nest_global *g, struct refine *r, const uint3
 		r->sib = log(a / b < SIB_LR_MAX ? a / b : SIB_LR_MAX);
 }
 
-/* One sweep over the children; returns the number of changes. */
+/* Child ci's turn in a sweep: its best change made when it is stale;
+ * returns 1 if it made one. */
+static int look(struct nest_global *g, struct refine *r, uint32_t *asg, uint32_t ci)
+{
+	uint32_t e0 = asg[ci];
+	if (g->ch[ci].nc < 2 || isinf(g->ent[e0].w) || !stale(g, r, ci))
+		return 0;
+	struct change c = best_change(g, r, asg, ci);
+	r->seen[ci] = ++r->tick;
+	struct redeal rd = {c.gain, 0, {0}, {0}};
+	if (holds_rare(parent_of(g, r, e0)))
+		best_redeal(g, r, asg, ci, &rd);
+	if (rd.n) {
+		for (uint32_t i = 0; i < rd.n; i++)
+			do_move(g, r, asg, rd.kid[i], rd.ent[i]);
+		return 1;
+	}
+	if (c.e1 == BB_NONE)
+		return 0;
+	if (c.z != BB_NONE)
+		do_move(g, r, asg, c.z, c.ez1);
+	if (c.y != BB_NONE)
+		do_move(g, r, asg, c.y, c.ey1);
+	do_move(g, r, asg, ci, c.e1);
+	return 1;
+}
+
+/* One sweep over the children; returns the number of changes. A child is
+ * looked at when stale; only those with their dirty bit can be (do_move
+ * marks every child with an entry to a parent it changes), so the sweep
+ * walks the set bits in child order, taking the bits set ahead of it in the
+ * same sweep and leaving those behind to the next, as a walk over every
+ * child would: table1-long's sweeps asked stale() of every child, 0.55 G
+ * of its 13.4 G instructions. */
 static size_t sweep(struct nest_global *g, struct refine *r, uint32_t *asg)
 {
-	size_t changed = 0;
-	for (uint32_t ci = 0; ci < g->nch; ci++) {
-		uint32_t e0 = asg[ci];
-		if (g->ch[ci].nc < 2 || isinf(g->ent[e0].w) || !stale(g, r, ci))
-			continue;
-		struct change c = best_change(g, r, asg, ci);
-		r->seen[ci] = ++r->tick;
-		struct redeal rd = {c.gain, 0, {0}, {0}};
-		if (holds_rare(parent_of(g, r, e0)))
-			best_redeal(g, r, asg, ci, &rd);
-		if (rd.n) {
-			for (uint32_t i = 0; i < rd.n; i++)
-				do_move(g, r, asg, rd.kid[i], rd.ent[i]);
-			changed++;
-			continue;
+	size_t changed = 0, nw = (g->nch + 63) / 64;
+	for (size_t w = 0; w < nw; w++) {
+		uint64_t ahead = ~UINT64_C(0), m;
+		while ((m = r->dirty[w] & ahead)) {
+			unsigned bit = (unsigned)__builtin_ctzll(m);
+			r->dirty[w] &= ~(UINT64_C(1) << bit);
+			ahead = bit == 63 ? 0 : ~UINT64_C(0) << (bit + 1);
+			uint32_t ci = (uint32_t)(w * 64 + bit);
+			changed += look(g, r, asg, ci);
 		}
-		if (c.e1 == BB_NONE)
-			continue;
-		if (c.z != BB_NONE)
-			do_move(g, r, asg, c.z, c.ez1);
-		if (c.y != BB_NONE)
-			do_move(g, r, asg, c.y, c.ey1);
-		do_move(g, r, asg, ci, c.e1);
-		changed++;
 	}
 	return changed;
+}
+
+/* The children's bits all set (new counts), and each parent's range of
+ * children with an entry to it. */
+static void dirty_init(const struct nest_global *g, struct refine *r)
+{
+	if (!r->rlo) {
+		r->rlo = bb_xmalloc((r->npar ? r->npar : 1) * sizeof(*r->rlo));
+		r->rhi = bb_xcalloc(r->npar ? r->npar : 1, sizeof(*r->rhi));
+		r->dirty = bb_xmalloc(((g->nch + 63) / 64 + 1) * sizeof(*r->dirty));
+		for (size_t p = 0; p < r->npar; p++)
+			r->rlo[p] = UINT32_MAX;
+		for (uint32_t ci = 0; ci < g->nch; ci++)
+			for (uint32_t j = 0; j < g->ch[ci].nc; j++) {
+				size_t p = r->pidx[g->ent[g->ch[ci].off + j].par] - 1;
+				r->rlo[p] = ci < r->rlo[p] ? ci : r->rlo[p];
+				r->rhi[p] = ci;
+			}
+	}
+	size_t nw = (g->nch + 63) / 64;
+	memset(r->dirty, 0xff, nw * sizeof(*r->dirty));
+	if (g->nch & 63)
+		r->dirty[nw - 1] = (UINT64_C(1) << (g->nch & 63)) - 1;
 }
 
 /* The calls of each label kind (every CALL record into its node with its
@@ -1454,6 +1514,7 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 		count_seqs(&r, 0);
 		sib_learn(g, &r, asg);
 		memset(r.seen, 0, (g->nch + 1) * sizeof(*r.seen)); /* new counts */
+		dirty_init(g, &r);
 		r.round0 = ++r.tick;
 		size_t c = 0;
 		for (int s = 0; s < NEST_REFINE_SWEEPS; s++) {
@@ -1467,6 +1528,10 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 			break; /* the same counts again */
 	}
 	free(r.seen); /* the sweeps' alone */
+	free(r.dirty);
+	free(r.rlo);
+	free(r.rhi);
+	r.dirty = NULL; /* cycles' moves mark nothing */
 	free(r.dealt);
 	n->st.global_cycled += cycles(n, &r, asg);
 	if (n->solve.last_round || settled(n, asg)) {
