@@ -1527,6 +1527,8 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 		sib_learn(g, &r, asg);
 		r.round0 = ++r.tick; /* new counts: every seen[] before it */
 		dirty_init(g, &r);
+		if (!round)
+			nest_heap_sample(n); /* with the sweeps' bits and ranges */
 		size_t c = 0;
 		for (int s = 0; s < NEST_REFINE_SWEEPS; s++) {
 			size_t cs = sweep(g, &r, asg);
