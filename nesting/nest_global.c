@@ -18,6 +18,13 @@ static inline void bit_set(uint8_t *a, size_t i)
 	a[i >> 3] |= (uint8_t)(1u << (i & 7));
 }
 
+/* Whether child ci keeps its parent this round (a round near the changes
+ * that does not decide it again: near_changes). */
+static inline int kept(const struct nest_global *g, size_t ci)
+{
+	return g->redo && !bit_get(g->redo, ci);
+}
+
 /* The greedy FindNestedPairs gives each child the best parent for it alone,
  * one child at a time. At high parallelism that gives a web-server call two
  * application-server children and leaves a sibling call with none, though
@@ -178,11 +185,10 @@ void nest_global_rescore(struct bb_nest *n)
 	size_t cap = 0;
 	struct call *pc = NULL, **cand = NULL;
 	struct call *c = bb_xcalloc(1, sizeof(*c));
-	free(g->redo);
-	g->redo = near_changes(n);
+	g->redo = near_changes(n); /* freed after the round's solve */
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		const struct nest_gchild *x = &g->ch[ci];
-		if (g->redo && !bit_get(g->redo, ci)) {
+		if (kept(g, ci)) {
 			/* kept where it is: nest_queue_weigh leaves its costs */
 			if (g->ek)
 				memset(&g->ek[x->off], NEST_Q_NONE, x->nc);
@@ -469,7 +475,7 @@ static void net_arrays(struct bb_nest *n, struct net *k, const struct net_build 
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		const struct nest_gchild *x = &g->ch[ci];
 		k->ch[ci].assign = BB_NONE;
-		if (g->redo && !bit_get(g->redo, ci))
+		if (kept(g, ci))
 			continue; /* kept: its entries hold the costs of its round */
 		float wmax = -INFINITY;
 		for (uint32_t j = 0; j < x->nc; j++)
@@ -498,8 +504,10 @@ static void kept_room(struct bb_nest *n, const struct net *k, struct net_build *
 	const struct nest_global *g = &n->solve.glob;
 	bd->tfix = bb_xcalloc(k->npar + 1, sizeof(uint32_t));
 	bd->pcfix = bb_xcalloc(k->npc + 1, sizeof(uint32_t));
-	for (size_t ci = 0; ci < g->nch && prev; ci++) {
-		if (bit_get(g->redo, ci))
+	if (!prev)
+		return; /* none kept anywhere (kept_entry takes their cheapest) */
+	for (size_t ci = 0; ci < g->nch; ci++) {
+		if (!kept(g, ci))
 			continue;
 		uint32_t p = prev[g->ch[ci].ridx];
 		uint32_t t = p == BB_NONE ? BB_NONE : bd->tslot[p];
@@ -537,7 +545,7 @@ static void make_net(struct bb_nest *n, struct net *k, const uint32_t *prev)
 	struct nest_once_memo memo = {.v = {0}};
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		struct nest_gchild *x = &g->ch[ci];
-		if (g->redo && !bit_get(g->redo, ci))
+		if (kept(g, ci))
 			continue;
 		/* the parents' node is each candidate's callee: the child's
 		 * caller, or with host aliases a service on it */
@@ -1018,7 +1026,7 @@ void nest_global_solve(struct bb_nest *n)
 	size_t m = 0;
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		float b1, b2;
-		if (g->redo && !bit_get(g->redo, ci))
+		if (kept(g, ci))
 			continue; /* kept */
 		cheapest(g, &g->ch[ci], &b1, &b2);
 		if (isinf(b1))
@@ -1058,7 +1066,7 @@ void nest_global_solve(struct bb_nest *n)
 	uint32_t *force = bb_xmalloc((g->nch + 1) * sizeof(*force));
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		const struct nest_gchild *x = &g->ch[ci];
-		if (g->redo && !bit_get(g->redo, ci)) {
+		if (kept(g, ci)) {
 			force[ci] = kept_entry(g, ci, prev);
 			continue;
 		}
