@@ -675,6 +675,16 @@ static void warn_run(const struct opts *o, const struct runs *r, const struct bb
 			warn_unused(o->name, "--return-score", "messages");
 		if (o->p.global == 1 && !si.global_used && si.children)
 			warn_unused(o->name, "--global", "messages or candidates");
+		const struct bb_nest_cap *c;
+		size_t nc = bb_nest_assumed_caps(r->inf, &c);
+		for (size_t i = 0; i < nc; i++)
+			fprintf(stderr,
+			        "%s: note: %s: assumed that every call into %s makes %u call%s (its "
+			        "%llu calls made %llu, %llu of them seen with all their calls sure)\n",
+			        prog, o->name, c[i].node, c[i].children, c[i].children == 1 ? "" : "s",
+			        (unsigned long long)c[i].calls,
+			        (unsigned long long)c[i].calls * c[i].children,
+			        (unsigned long long)c[i].calls_sure);
 	}
 }
 

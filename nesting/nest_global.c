@@ -270,6 +270,37 @@ uint32_t nest_total_cap(struct bb_nest *n, uint32_t b, int *hard)
 	return (uint32_t)k;
 }
 
+/* The nodes whose calls got a hard capacity from an exact average alone
+ * (fewer than CAP_MIN calls seen sure, and not all): an assumption the
+ * counts fit and the calls did not show, which bbnest names (figure 17's web servers make exactly 2
+ * calls each, and no call is ever seen alone: right there; a mix of kinds
+ * can average a whole number by chance: "A whole average is no capacity",
+ * docs/accuracy.md). */
+void nest_caps_note(struct bb_nest *n)
+{
+	struct nest_solve *sv = &n->solve;
+	free(sv->acap);
+	sv->acap = NULL;
+	sv->nacap = 0;
+	size_t nn = bb_intern_count(n->nodes.names), cap = 0;
+	for (uint32_t b = 0; b < nn && b < n->nodes.ninto; b++) {
+		int hard;
+		uint32_t k = nest_total_cap(n, b, &hard);
+		const struct node_list *l = &n->nodes.into[b];
+		if (!k || !hard || l->nobs >= CAP_MIN || l->nobs == l->ncalls)
+			continue; /* none, or shown by the calls seen sure */
+		if (sv->nacap == cap) {
+			cap = cap ? 2 * cap : 4;
+			sv->acap = bb_xrealloc(sv->acap, cap * sizeof(*sv->acap));
+		}
+		struct bb_nest_cap *c = &sv->acap[sv->nacap++];
+		c->node = bb_intern_str(n->nodes.names, b);
+		c->children = k;
+		c->calls = l->ncalls;
+		c->calls_sure = l->nobs;
+	}
+}
+
 #define NO_CAP NEST_NO_CAP
 #define NO_CAP_SOFT UINT32_MAX
 

@@ -439,6 +439,8 @@ struct nest_solve {
 	int last_round;           /* --global: the last round, whose refinement fills post */
 	int settled;              /* --global: this round moved at most NEST_SETTLED of
 	                             the parents; its refinement filled post */
+	struct bb_nest_cap *acap; /* --global: the capacities assumed (nest_caps_note) */
+	size_t nacap;
 };
 
 /* The scoreboard (nest_board.c, nest_score.c). */
@@ -630,6 +632,9 @@ void nest_global_solve(struct bb_nest *n);
  * call makes as many (0: no bound); *hard set when the average is exact or
  * enough calls were seen with all their children sure, else it is soft. */
 uint32_t nest_total_cap(struct bb_nest *n, uint32_t b, int *hard);
+/* Notes in n->solve.acap the nodes whose hard capacity came from an exact
+ * average alone (bb_nest_assumed_caps). */
+void nest_caps_note(struct bb_nest *n);
 void nest_global_free(struct bb_nest *n);
 /* The end of a round: frees what the round made, but with keep the children
  * and their candidates, which the next round scores again. */

@@ -110,6 +110,9 @@ static void solve_free(struct bb_nest *n)
 	nest_global_free(n);
 	nest_bound_free(n);
 	solve_drop_choices(&n->solve);
+	free(n->solve.acap);
+	n->solve.acap = NULL;
+	n->solve.nacap = 0;
 }
 
 /* Frees everything n holds, but not n: part by part. */
@@ -339,6 +342,8 @@ static void global_rounds(struct bb_nest *n)
 	nest_global_free(n);
 	free(n->solve.gdirty);
 	n->solve.gdirty = NULL;
+	if (n->st.global_used)
+		nest_caps_note(n);
 }
 
 /* Pass 2 from the records: the stages that learn from a replay, then the
@@ -458,6 +463,12 @@ int bb_nest_run_mem(struct bb_nest *n, const char *buf, size_t len, const char *
 	return rc;
 }
 
+size_t bb_nest_assumed_caps(const struct bb_nest *n, const struct bb_nest_cap **caps)
+{
+	*caps = n->solve.acap;
+	return n->solve.nacap;
+}
+
 void bb_nest_get_stats(const struct bb_nest *n, struct bb_nest_stats *st)
 {
 	*st = n->st;
@@ -548,6 +559,15 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 		bb_vval_set_int(o, "global_cycled", (int64_t)st.global_cycled);
 		bb_vval_set_int(o, "global_near_rounds", (int64_t)st.global_near_rounds);
 		bb_vval_set_int(o, "global_near_children", (int64_t)st.global_near_children);
+		struct bb_vval *a = bb_vval_set(o, "assumed_capacities", bb_vval_array());
+		for (size_t i = 0; i < n->solve.nacap; i++) {
+			const struct bb_nest_cap *c = &n->solve.acap[i];
+			struct bb_vval *e = bb_vval_push(a, bb_vval_object());
+			bb_vval_set_str(e, "node", c->node);
+			bb_vval_set_int(e, "children", (int64_t)c->children);
+			bb_vval_set_int(e, "calls", (int64_t)c->calls);
+			bb_vval_set_int(e, "calls_sure", (int64_t)c->calls_sure);
+		}
 	}
 	if (n->cfg.mode == BB_NEST_ORACLE)
 		bb_vval_set_int(o, "calls_without_path", (int64_t)st.no_path);

@@ -179,6 +179,22 @@ void bb_nest_set_instances(struct bb_nest *n, bb_nest_instance_fn fn, void *ctx)
 
 void bb_nest_get_stats(const struct bb_nest *n, struct bb_nest_stats *st);
 
+/* A capacity --global took from pass 1's counts alone: the calls into node
+ * made exactly `children` children each on average, and too few of them
+ * were seen with all their children sure to show it (calls_sure). The
+ * counts fit "every call makes that many", which the assignment then
+ * enforced; a mix of calls that averages a whole number by chance fits
+ * them too (docs/nesting.md, "Capacities"). */
+struct bb_nest_cap {
+	const char *node; /* borrowed: valid until bb_nest_free */
+	uint32_t children;
+	uint64_t calls, calls_sure;
+};
+
+/* The capacities the last run assumed (*caps borrowed, valid until
+ * bb_nest_free); returns how many. */
+size_t bb_nest_assumed_caps(const struct bb_nest *n, const struct bb_nest_cap **caps);
+
 /* The scoreboard value of (a, b, c, delta) after pass 1 (smoothing, densities), for
  * tests; node names. 0 when the triple is unknown. */
 double bb_nest_score(const struct bb_nest *n, const char *a, const char *b, const char *c,
