@@ -406,6 +406,26 @@ static int patterns_section(FILE *o, struct bb_vsvg *r, const struct bb_vpattern
 /* ---- capture health ---------------------------------------------------------- */
 
 /* A #capture line's "key=value" fields, with drops and losses marked. */
+/* The capacities the nesting assumed (docs/nesting.md, "Capacities"). */
+static void assumed(FILE *o, const struct bb_rep_run *run)
+{
+	const struct bb_nest_cap *c;
+	size_t n = bb_rep_assumed_caps(run, &c);
+	if (!n)
+		return;
+	fputs("<p id=\"assumed\">Assumed (the counts fit it, too few calls showed it; a "
+	      "node whose requests vary is bound wrongly):", o);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? "; every call into <code>" : " every call into <code>", o);
+		esc(o, c[i].node);
+		fprintf(o, "</code> makes %u call%s (%llu calls, %llu seen with all their calls "
+		           "sure)",
+		        c[i].children, c[i].children == 1 ? "" : "s", (unsigned long long)c[i].calls,
+		        (unsigned long long)c[i].calls_sure);
+	}
+	fputs(".</p>\n", o);
+}
+
 static void health(FILE *o, const char *trace, const struct bb_vpatterns *p,
                    struct bb_err *err)
 {
@@ -558,6 +578,7 @@ int bb_rep_html(FILE *o, const char *trace, const struct bb_rep_run *run,
 		diff_section(o, r, diff, baseline, err);
 	fputs("<h2>Capture health</h2>\n", o);
 	health(o, trace, p, err);
+	assumed(o, run);
 	fputs("<h2>Path patterns</h2>\n<p>Click a column to sort. Latencies are of the whole "
 	      "path (its first call).</p>\n", o);
 	int rc = patterns_section(o, r, p, top, err);

@@ -114,6 +114,12 @@ const struct bb_vpatterns *bb_rep_patterns(const struct bb_rep_run *r)
 	return r->p;
 }
 
+size_t bb_rep_assumed_caps(const struct bb_rep_run *r, const struct bb_nest_cap **caps)
+{
+	*caps = NULL;
+	return r->nest ? bb_nest_assumed_caps(r->nest, caps) : 0;
+}
+
 int bb_rep_is_trace(const struct bb_rep_run *r)
 {
 	return r->nest != NULL;

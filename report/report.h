@@ -57,6 +57,9 @@ void bb_rep_run_free(struct bb_rep_run *r);
 const struct bb_vpatterns *bb_rep_patterns(const struct bb_rep_run *r);
 /* Whether it was a trace (1) or JSON (0). */
 int bb_rep_is_trace(const struct bb_rep_run *r);
+/* The capacities the nesting of a trace assumed (bb_nest_assumed_caps; none
+ * for JSON); *caps borrowed, valid until bb_rep_run_free. */
+size_t bb_rep_assumed_caps(const struct bb_rep_run *r, const struct bb_nest_cap **caps);
 
 /* ---- the comparison (bbdiff) ------------------------------------------------------- */
 

@@ -31,6 +31,18 @@ grep -q '<td class="l">dropped_kernel</td>' report.html || no "the page lacks th
 "$rep" -o mt.html --top 5 mt.tr 2>err || no "bbreport on maketrace failed: $(cat err)"
 grep -q 'no <code>#capture</code> line' mt.html || no "no note about the missing #capture line"
 [ "$(grep -c '<div class="graph" id="g' mt.html)" -eq 5 ] || no "--top 5: not 5 graphs"
+# the capacities the nesting assumed (bbnest's stats.assumed_capacities) are named:
+# the multitier web servers' exact 2 calls each; none on the rig's capture
+grep -q 'id="assumed"' report.html && no "the rig's report names an assumed capacity"
+if command -v jq >/dev/null 2>&1; then
+	"$BB_BIN/bbnest" -q --json mt.tr | jq -r '.stats.assumed_capacities[] |
+		"every call into <code>\(.node)</code> makes \(.children) calls (\(.calls) calls, "' \
+		>assumed.txt
+	[ -s assumed.txt ] || no "bbnest assumed no capacity on the multitier trace"
+	while IFS= read -r l; do
+		grep -qF "$l" mt.html || no "the page does not name: $l"
+	done <assumed.txt
+fi
 # errors and usage
 "$rep" delay.tr >/dev/null 2>err; [ $? -eq 2 ] || no "no -o: not exit 2"
 [ "$(cat err)" = "bbreport: error: -o FILE is required
