@@ -272,10 +272,10 @@ uint32_t nest_total_cap(struct bb_nest *n, uint32_t b, int *hard)
 
 /* The nodes whose calls got a hard capacity from an exact average alone
  * (fewer than CAP_MIN calls seen sure, and not all): an assumption the
- * counts fit and the calls did not show, which bbnest names (figure 17's web servers make exactly 2
- * calls each, and no call is ever seen alone: right there; a mix of kinds
- * can average a whole number by chance: "A whole average is no capacity",
- * docs/accuracy.md). */
+ * counts fit and the calls did not show, which bbnest names. Figure 17's
+ * web servers make exactly 2 calls each, and hardly a call is seen alone:
+ * right there; a mix of kinds can average a whole number by chance ("A
+ * whole average is no capacity", docs/accuracy.md). */
 void nest_caps_note(struct bb_nest *n)
 {
 	struct nest_solve *sv = &n->solve;

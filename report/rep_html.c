@@ -405,7 +405,6 @@ static int patterns_section(FILE *o, struct bb_vsvg *r, const struct bb_vpattern
 
 /* ---- capture health ---------------------------------------------------------- */
 
-/* A #capture line's "key=value" fields, with drops and losses marked. */
 /* The capacities the nesting assumed (docs/nesting.md, "Capacities"). */
 static void assumed(FILE *o, const struct bb_rep_run *run)
 {
@@ -426,6 +425,7 @@ static void assumed(FILE *o, const struct bb_rep_run *run)
 	fputs(".</p>\n", o);
 }
 
+/* A #capture line's "key=value" fields, with drops and losses marked. */
 static void health(FILE *o, const char *trace, const struct bb_vpatterns *p,
                    struct bb_err *err)
 {
