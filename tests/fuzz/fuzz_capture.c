@@ -52,6 +52,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int e = 0; e < 1 + (int)(size & 1); e++) {
 		struct bb_cap_opts o = {0};
 		o.reassembly = e ? BB_CAP_RSM_LIBNIDS : BB_CAP_RSM_OWN;
+		/* tok= and ctx= as bbcap writes them by default, but for inputs
+		 * with bit 1 of their length set (--no-tokens) */
+		o.tokens = !(size & 2);
+		if (o.tokens)
+			bb_tok_key_derive(&o.tok_key, "fuzz", 4);
 		struct bb_writer *w = bb_writer_open("/dev/null", &err);
 		struct bb_cap *c = w ? bb_cap_new(&o, w, &err) : NULL;
 		if (c && bb_cap_add_file(c, path, &err) == 0) {

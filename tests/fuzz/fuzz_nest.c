@@ -47,10 +47,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p.score_density = size % 13 != 0;
 	p.bins_in_output = 1;
 	p.open_timeout_ns = size % 4 == 0 ? BB_NS_PER_S : p.open_timeout_ns;
-	p.return_score = size % 17 < 8;
 	p.penalty_y = size % 19 == 0 ? 1 : 0;
 	p.reassign = size % 23 < 12;
-	p.global = size % 29 < 14;
+	/* the default (AUTO: --return-score --global when in memory) for most
+	 * inputs; then the explicit sets and the stages added since */
+	if (size % 29 >= 14) {
+		p.global = size % 29 < 22;
+		p.return_score = size % 17 < 8;
+	}
+	p.sequence = size % 31 == 0;
+	p.content = size % 37 != 0;
+	p.learn_parallel = size % 41 != 0;
+	p.density_mass = size % 43 == 0 ? 0 : p.density_mass;
+	if (size % 47 == 0) { /* the timing-only bound, from path=, as bbnest --bound runs it */
+		p.bound = 1;
+		p.return_score = p.reassign = p.global = 0;
+	}
 	struct bb_err err;
 	if (bb_nest_params_check(&p, &err) != 0)
 		abort();
