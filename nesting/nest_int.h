@@ -98,6 +98,7 @@ struct node_list {
 	uint32_t svc_next;   /* ... and each service the next on its host */
 	uint32_t clast;      /* pass 1: 1 + the CALL record of the last call into this
 	                        node that returned with tokens, or 0 (nest_content.c) */
+	int64_t maxlat;      /* pass 1: the longest a call into it took to return */
 };
 
 /* Pass 1 records every message in 16 bytes when the budget allows, so that
@@ -373,6 +374,7 @@ struct nest_recs {
 	                             or BB_NONE; reqs lives as long as the run */
 	struct bb_intern *reqs;
 	int64_t *rret;            /* --return-score: per CALL record, its return time */
+	int64_t tend;             /* pass 1: the time of the trace's last message */
 };
 
 /* Content evidence (nest_content.c). */

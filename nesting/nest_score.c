@@ -486,8 +486,6 @@ void nest_score_return(struct bb_nest *n, struct call *child, struct call **cand
 static double return_factor(struct bb_nest *n, const struct call *par, const struct call *child,
                             struct nest_edge_look *x)
 {
-	if (par->end_ts == BB_NO_TIME)
-		return 0;
 	int edge = n->cfg.p.scoreboard == BB_NEST_SB_EDGE;
 	uint32_t a = edge ? pool_key(n, par, child) : par->from;
 	if (edge && a == NEST_ANY && !x->rlooked) { /* once per child, when asked */
@@ -497,6 +495,15 @@ static double return_factor(struct bb_nest *n, const struct call *par, const str
 	struct triple *t = edge && a == NEST_ANY ? x->rpool : nest_rsb(n, a, child->from, child->to, 0);
 	if (!t)
 		return 0;
+	if (par->end_ts == BB_NO_TIME) {
+		/* in flight when the trace ended (nest_pairs.c, in_flight): it
+		 * returns later than the end, whatever delay that is */
+		double m = 0;
+		uint32_t b0 = nest_sb_bin(n, nest_sub(n->recs.tend, child->ret_ts));
+		for (uint32_t k = b0; k < n->cfg.bins.n; k++)
+			m += nest_tri_get(n, t, k) * n->board.binw[k];
+		return m;
+	}
 	uint32_t bk = nest_sb_bin(n, nest_sub(par->end_ts, child->ret_ts));
 	return nest_tri_get(n, t, bk) * n->board.binw[bk];
 }

@@ -294,6 +294,45 @@ static void test_lost_return(void)
 	bb_nest_free(n);
 }
 
+/* The capture ends while X->B is in flight (open for less time than the
+ * longest call into B took): pass 2 offers it as a parent, and its child
+ * B->C goes down with it (orphaned) instead of into Y's path, where the
+ * delays say it is not (X's call 1 before it, Y's 11; B->C came 1 after
+ * its parent's call both times it was sure). */
+static void test_in_flight_at_end(void)
+{
+	const char *t = "#bbtrace 1\n"
+	                "0	CALL	Y	B	1\n"
+	                "1	CALL	B	C	a\n"
+	                "2	RET	C	B	a\n"
+	                "100	RET	B	Y	1\n"
+	                "200	CALL	Z	B	2\n"
+	                "201	CALL	B	C	b\n"
+	                "202	RET	C	B	b\n"
+	                "300	RET	B	Z	2\n"
+	                "400	CALL	Y	B	3\n"
+	                "410	CALL	X	B	4\n"
+	                "411	CALL	B	C	c\n"
+	                "412	RET	C	B	c\n"
+	                "480	RET	B	Y	3\n"
+	                "490	MSG	Q	R	-\n";
+	const struct bb_vpatterns *v;
+	struct bb_nest *n = run(t, NULL, BB_NEST_INFER, &v);
+	struct bb_nest_stats st;
+	bb_nest_get_stats(n, &st);
+	CHECK_INT(st.unmatched_calls, 1);
+	CHECK_INT(st.orphans, 1);
+	CHECK_INT(st.roots, 3);
+	int alone = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		char *k = bb_nest_pattern_key(n, i);
+		alone += strcmp(k, "Y(B)") == 0;
+		free(k);
+	}
+	CHECK_INT(alone, 1);
+	bb_nest_free(n);
+}
+
 /* X->B and Y->B both begin at 0; B->C children are equally likely under
  * either. Ties go to the earliest parent (X). With z = 1 the second child
  * meets X's factor (1 + 1)^-1 and goes to Y; the third is a tie again (one
@@ -1735,6 +1774,7 @@ static const struct unit_test tests[] = {
 	{"call_pairs", test_call_pairs},
 	{"eviction", test_eviction},
 	{"lost_return", test_lost_return},
+	{"in_flight_at_end", test_in_flight_at_end},
 	{"ties_and_penalties", test_ties_and_penalties},
 	{"overlap_penalty", test_overlap_penalty},
 	{"oracle", test_oracle},
