@@ -8,9 +8,8 @@ build=${1:-build/release}
 bin=$build/bin
 ex=examples/rig
 out=out/demo
-# The rig's services make parallel calls (redis and pg): no overlap penalty,
-# the same- and any-child penalties instead, light smoothing (docs/tutorial.md).
-nest_opts="--greedy --penalty 0,2,2 --smooth 2"
+# bbnest's defaults (docs/tutorial.md): no option to know
+nest_opts=""
 mkdir -p "$out"
 
 echo "== the capture: nginx, two app servers, auth, redis, memcached, PostgreSQL, dnsmasq"
@@ -23,7 +22,7 @@ echo "   trace written to $out/delay.tr"
 
 if [ -x "$bin/bbnest" ]; then
 	echo
-	echo "== bbnest $nest_opts: causal path patterns, the 6 most frequent"
+	echo "== bbnest: causal path patterns, the 6 most frequent"
 	"$bin/bbnest" -q $nest_opts --text --rank count --top 6 "$out/delay.tr" | tee "$out/delay-nest.txt"
 	"$bin/bbnest" -q $nest_opts --rank count --top 6 -o "$out/delay-nest.dot" "$out/delay.tr"
 	"$bin/bbnest" -q $nest_opts --json --no-bins "$out/delay.tr" >"$out/delay-nest.json"

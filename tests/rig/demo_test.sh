@@ -13,8 +13,8 @@ T=$BB_TMP
 score() { /usr/bin/python3 "$BB_SRC/tests/rig/score.py" "$@"; }
 logs="$ex/app1.log $ex/app2.log $ex/auth.log"
 fail=0
-# As rig_test.sh: parallel calls in the services (docs/tutorial.md).
-nest_opts="--greedy --penalty 0,2,2 --smooth 2"
+# bbnest's defaults, as rig_test.sh enforces them (RIG_NEST_OPTS)
+nest_opts=""
 for run in normal delay; do
 	"$BB_BIN/bbcap" -r "$ex/$run.pcap" --names "$ex/hosts" -w "$T/$run.tr" 2>"$T/$run.err" ||
 		{ echo "FAIL: bbcap $run"; cat "$T/$run.err"; exit 1; }
