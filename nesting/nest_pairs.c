@@ -321,7 +321,8 @@ static inline uint32_t rec_push(struct bb_nest *n, int64_t ts, uint32_t op, uint
 }
 
 /* A call that will never return: pass 1 remembers it so that pass 2 never
- * offers it as a parent (a child under it would be lost with it). */
+ * offers it as a parent (a child under it would be lost with it), unless it
+ * was in flight when the trace ended (in_flight), which pass 2 keeps. */
 static void drop_open(struct bb_nest *n, struct call *c, int evicted, int in_flight)
 {
 	htab_remove(n, c);
@@ -727,7 +728,6 @@ static void on_ret(struct bb_nest *n, const struct bb_reader *r, const struct bb
 
 static void discard(struct bb_nest *n);
 
-/* The end of a pass: what is still open never returned. */
 /* A call still open at the end of pass 1 whose request was cut off by the
  * end of the capture, not one whose reply was lost: it had been open for
  * less time than the longest call into its node took (a lost reply's call,
@@ -743,6 +743,7 @@ static int in_flight(const struct bb_nest *n, const struct call *c, int64_t end)
 	return nest_sub(end, c->call_ts) < n->nodes.into[c->to].maxlat;
 }
 
+/* The end of a pass: what is still open never returned. */
 static void finish(struct bb_nest *n)
 {
 	int64_t end = n->phase.now;

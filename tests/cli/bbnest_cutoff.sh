@@ -10,9 +10,7 @@
 # cut off orphaned (docs/accuracy.md, "Requests cut off by the end of the capture").
 . "$BB_SRC/tests/cli/rigfix.sh"
 command -v jq >/dev/null 2>&1 || { echo "SKIP: needs jq"; exit 77; }
-for f in poisson-8.tr poisson-8.client.log app1.log app2.log auth.log; do
-	gzip -dc "$BB_SRC/tests/fixtures/rigcap/$f.gz" >"$f" || exit 1
-done
+rig_unpack rigcap poisson-8
 t0=$(grep -v '^#' poisson-8.tr | head -n 1 | cut -f1)
 t1=$(grep -v '^#' poisson-8.tr | tail -n 1 | cut -f1)
 for cut in 0.3 0.5 0.6 0.8; do

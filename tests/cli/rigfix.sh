@@ -10,12 +10,17 @@ cd "$BB_TMP" || exit 1
 fail=0
 no() { echo "FAIL: $*"; fail=1; }
 
-# rig_fixture FIXTURE LEVEL MAX_WRONG: at most MAX_WRONG of the instances wrong and the
-# top-5 true patterns' counts within 5%, else a failure
-rig_fixture() {
+# rig_unpack FIXTURE LEVEL: LEVEL.tr, LEVEL.client.log and the app's logs, here
+rig_unpack() {
 	for f in "$2.tr" "$2.client.log" app1.log app2.log auth.log; do
 		gzip -dc "$BB_SRC/tests/fixtures/$1/$f.gz" >"$f" || exit 1
 	done
+}
+
+# rig_fixture FIXTURE LEVEL MAX_WRONG: at most MAX_WRONG of the instances wrong and the
+# top-5 true patterns' counts within 5%, else a failure
+rig_fixture() {
+	rig_unpack "$1" "$2"
 	"$BB_BIN/bbnest" -q --json --no-bins "$2.tr" >out.json || exit 1
 	line=$(python3 "$BB_SRC/tests/rig/score.py" nest "$2.client.log" out.json app1.log \
 		app2.log auth.log --brief --top 5 --tol 0.05 --max-wrong "$3")
