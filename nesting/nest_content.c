@@ -452,6 +452,56 @@ void nest_content_finish(struct bb_nest *n)
 	}
 }
 
+/* --global, before a round after the first: each edge's ratios learnt
+ * again from the round before's parents (n->solve.gpar): q_k from the
+ * classes of the children's parents, r_k from those of their other
+ * candidates. The content stage's q_k comes from the ambiguous children as
+ * a difference of two large counts, which at many requests in flight is
+ * within its own noise and was clipped at 0 (a ratio of 1/LR_MAX) on the
+ * wrong class as often as on the right one: the rig's second app, 64 in
+ * flight, scored pg calls sharing one token with their parent 1/LR_MAX on a
+ * capture begun a fifth into the run, 47.9 on the whole one
+ * (docs/accuracy.md, "Requests in flight when the capture began"). The
+ * assignment's parents are right for all but a few children, which gives
+ * q_k directly. */
+void nest_content_relearn(struct bb_nest *n)
+{
+	const struct nest_global *g = &n->solve.glob;
+	const uint32_t *par = n->solve.gpar;
+	if (!n->content.rtok || !g->cls || !par)
+		return;
+	for (size_t i = 0; i < n->board.pccap; i++) {
+		struct pairc *e = &n->board.pc[i];
+		e->ct_sure = e->ct_rand = e->ct_amb = e->ct_amb_other = 0;
+		for (int k = 0; k < NEST_CT_K; k++)
+			e->ct_sure_k[k] = e->ct_rand_k[k] = e->ct_amb_k[k] = 0;
+	}
+	for (size_t ci = 0; ci < g->nch; ci++) {
+		const struct nest_gchild *x = &g->ch[ci];
+		uint32_t p = par[x->ridx];
+		if (p == BB_NONE || (g->cex && g->cex[ci]))
+			continue;
+		struct pairc *e = nest_pairc(n, n->recs.rec[x->ridx].op_from & REC_NODE_MAX, x->c, 0);
+		if (!e)
+			continue;
+		for (uint32_t j = 0; j < x->nc; j++) {
+			uint8_t k = g->cls[x->off + j];
+			if (k < CLS_SHARE)
+				continue;
+			if (g->ent[x->off + j].par == p) {
+				e->ct_sure++;
+				e->ct_sure_k[k - CLS_SHARE]++;
+			} else {
+				e->ct_rand++;
+				e->ct_rand_k[k - CLS_SHARE]++;
+			}
+		}
+	}
+	for (size_t i = 0; i < n->board.pccap; i++)
+		if (n->board.pc[i].a != UINT32_MAX)
+			edge_ratios(&n->board.pc[i]);
+}
+
 /* The factor candidate i (of n->calls.cand) gets as child c's parent. */
 double nest_content_factor(struct bb_nest *n, const struct call *c, size_t i)
 {

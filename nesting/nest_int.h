@@ -616,6 +616,7 @@ size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **can
 void nest_content_learn(struct bb_nest *n, struct call *c, size_t nc);
 void nest_content_closed(struct bb_nest *n, const struct call *c);
 void nest_content_finish(struct bb_nest *n);
+void nest_content_relearn(struct bb_nest *n);
 double nest_content_factor(struct bb_nest *n, const struct call *c, size_t i);
 void nest_content_free(struct bb_nest *n);
 uint32_t nest_content_ids(const struct bb_nest *n, uint32_t ridx, uint32_t max_calls,

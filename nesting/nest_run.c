@@ -305,6 +305,8 @@ static void global_rounds(struct bb_nest *n)
 	n->solve.settled = 0;
 	for (int r = 0; r < NEST_GLOBAL_ROUNDS && !n->solve.settled; r++) {
 		int moved = 0;
+		if (r)
+			nest_content_relearn(n); /* from the round before's parents */
 		if (r && !n->cfg.p.sequence)
 			moved = nest_seq_from_assignment(n);
 		else if (r)
