@@ -324,7 +324,12 @@ size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **can
 	}
 	if (!nt || n->phase.pass == 1)
 		return nc; /* tokens count from the content stage on (common() needs pass 1) */
-	/* a token every candidate shares says nothing about which one */
+	/* a token every candidate shares says nothing about which one; a call
+	 * in flight when the capture began (nest_recs_early) has tokens no one
+	 * saw, which count neither way */
+	size_t known = 0;
+	for (size_t i = 0; i < nc; i++)
+		known += !cand[i]->early;
 	uint64_t disc[NEST_TOK_MAX];
 	uint32_t nd = 0;
 	for (uint32_t j = 0; j < nt; j++) {
@@ -335,13 +340,15 @@ size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **can
 			const uint64_t *p = tokens(n, cand[i], &pt, &pctx, &phc);
 			m += p && has_tok(p, pt, t[j]);
 		}
-		if (nc == 1 || m < nc)
+		if (known <= 1 || m < known)
 			disc[nd++] = t[j];
 	}
 	for (size_t i = 0; i < nc; i++) {
 		const uint64_t *p = tokens(n, cand[i], &pt, &pctx, &phc);
 		if (p && pt)
 			n->calls.ccls[i] = (uint8_t)(CLS_SHARE + shared(p, pt, disc, nd));
+		else if (cand[i]->early && nd)
+			n->calls.ccls[i] = CLS_SHARE; /* unseen: no gain from the child's tokens */
 	}
 	return nc;
 }

@@ -130,6 +130,20 @@ static void record(struct bb_nest *n, uint32_t ridx, size_t len)
 	s->rattr[ridx] = bb_intern_add(s->attrs, s->buf, len);
 }
 
+/* k records were put before the others (nest_recs_early): the recorded
+ * calls' strings move up with them. */
+void nest_inst_shift(struct bb_nest *n, size_t k)
+{
+	struct nest_inst *s = n->inst;
+	if (!s || !s->nrattr || !k)
+		return;
+	s->rattr = bb_xrealloc(s->rattr, (s->nrattr + k) * sizeof(*s->rattr));
+	memmove(s->rattr + k, s->rattr, s->nrattr * sizeof(*s->rattr));
+	for (size_t i = 0; i < k; i++)
+		s->rattr[i] = BB_NONE;
+	s->nrattr += k;
+}
+
 static const char *recorded(const struct bb_nest *n, uint32_t ridx)
 {
 	const struct nest_inst *s = n->inst;

@@ -77,6 +77,8 @@ struct call {
 	unsigned open : 1, linked : 1, path_borrowed : 1;
 	unsigned ambiguous : 1;   /* pass 1, --reassign: a candidate of a child with others */
 	unsigned cexact : 1;      /* its parent was found by ctx= (nest_content.c) */
+	unsigned early : 1;       /* pass 2: in flight when the capture began (a record
+	                             nest_recs_early made from its return) */
 	uint32_t req;             /* its req= label in reqs, or BB_NONE */
 	unsigned pamb : 1;        /* pass 2: its parent was ambiguous (NEST_AMB_SHARE) */
 	unsigned palt : 1;        /* pass 2: a likely other parent of an ambiguous child */
@@ -99,6 +101,9 @@ struct node_list {
 	uint32_t clast;      /* pass 1: 1 + the CALL record of the last call into this
 	                        node that returned with tokens, or 0 (nest_content.c) */
 	int64_t maxlat;      /* pass 1: the longest a call into it took to return */
+	float *dur;          /* after pass 1, with early records: how many calls into
+	                        it took each bin's time to return (nest_durations),
+	                        or NULL */
 };
 
 /* Pass 1 records every message in 16 bytes when the budget allows, so that
@@ -375,6 +380,14 @@ struct nest_recs {
 	struct bb_intern *reqs;
 	int64_t *rret;            /* --return-score: per CALL record, its return time */
 	int64_t tend;             /* pass 1: the time of the trace's last message */
+	size_t nearly;            /* CALL records 0..nearly: calls in flight when the
+	                             capture began, made from their returns
+	                             (nest_recs_early) */
+	struct uret {             /* pass 1: the returns no call matched */
+		int64_t ts;
+		uint32_t ridx, from, to; /* its RET record; the call's caller, callee */
+	} *uret;
+	size_t nuret, capuret;
 };
 
 /* Content evidence (nest_content.c). */
@@ -508,6 +521,8 @@ void nest_replay(struct bb_nest *n);
 void nest_calls_free(struct nest_calls *cs);
 void nest_nodes_init(struct nest_nodes *d);
 void nest_nodes_free(struct nest_nodes *d);
+void nest_recs_early(struct bb_nest *n);
+void nest_durations(struct bb_nest *n);
 void nest_recs_trim(struct bb_nest *n);
 void nest_rret_drop(struct bb_nest *n);
 void nest_rret_again(struct bb_nest *n);
@@ -681,6 +696,7 @@ void nest_inst_free(struct nest_inst *s);
 void nest_inst_restart(struct nest_inst *s);
 void nest_inst_on_call(struct bb_nest *n, struct call *c, const struct bb_rec *rec);
 void nest_inst_on_ret(struct bb_nest *n, struct call *c, const struct bb_rec *rec);
+void nest_inst_shift(struct bb_nest *n, size_t k);
 void nest_inst_on_replay(struct bb_nest *n, struct call *c);
 int nest_parent_ambiguous(struct bb_nest *n, struct call *child, struct call **cand, size_t nc,
                           struct call *parent);

@@ -146,7 +146,7 @@ static struct call *call_new(struct bb_nest *n)
 	c->hnext = c->gprev = c->gnext = c->nprev = c->nnext = NULL;
 	c->cnext = c->rnext = c->parent = c->child = c->sibling = NULL;
 	c->open = c->linked = c->path_borrowed = c->ambiguous = 0;
-	c->cexact = c->pamb = c->palt = 0;
+	c->cexact = c->pamb = c->palt = c->early = 0;
 	c->req = BB_NONE;
 	c->attr = NULL;
 	c->attr_owned = c->parent_ambiguous = 0;
@@ -358,6 +358,11 @@ static void release_root(struct bb_nest *n)
 	n->calls.rhead = r->rnext;
 	if (!n->calls.rhead)
 		n->calls.rtail = NULL;
+	if (r->early) {
+		/* its request began before the capture: no instance */
+		n->st.orphans += free_tree(n, r) - 1;
+		return;
+	}
 	if (!n->phase.sstage) {
 		uint32_t k = nest_add_instance(n, r);
 		if (n->inst)
@@ -638,7 +643,9 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 		n->nodes.into[c->to].ncalls++;
 	}
 
-	size_t nc = candidates(n, c);
+	/* an early call's caller made it before the capture began: its parent,
+	 * if any, is not in the trace */
+	size_t nc = c->early ? 0 : candidates(n, c);
 	/* no tokens seen (yet): every class is CLS_NONE, which nothing reads
 	 * then, and no candidate is dropped (nest_content_classes) */
 	if (n->cfg.mode == BB_NEST_INFER && n->content.rtok)
@@ -705,6 +712,19 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 	}
 }
 
+/* Pass 1: a return no call matched, which nest_recs_early may make a call of. */
+static void uret_add(struct bb_nest *n, int64_t ts, uint32_t ridx, uint32_t from, uint32_t to)
+{
+	struct nest_recs *r = &n->recs;
+	if (n->cfg.mode != BB_NEST_INFER || n->cfg.p.bound || from > REC_NODE_MAX)
+		return;
+	if (r->nuret == r->capuret) {
+		r->capuret = r->capuret ? 2 * r->capuret : 64;
+		r->uret = bb_xrealloc(r->uret, r->capuret * sizeof(*r->uret));
+	}
+	r->uret[r->nuret++] = (struct uret){ts, ridx, from, to};
+}
+
 static void on_ret(struct bb_nest *n, const struct bb_reader *r, const struct bb_rec *rec)
 {
 	/* a return travels callee -> caller */
@@ -712,9 +732,11 @@ static void on_ret(struct bb_nest *n, const struct bb_reader *r, const struct bb
 	uint32_t callee = node_of(n, r, rec->sender);
 	struct call *c = take_open(n, caller, callee, rec->id_str, rec->id_len);
 	if (n->phase.pass == 1) {
-		rec_push(n, rec->ts_ns, REC_RET, 0, c ? c->ridx : BB_NONE);
+		uint32_t ri = rec_push(n, rec->ts_ns, REC_RET, 0, c ? c->ridx : BB_NONE);
 		if (c && n->recs.rret && c->ridx != BB_NONE)
 			n->recs.rret[c->ridx] = rec->ts_ns;
+		if (!c && ri != BB_NONE)
+			uret_add(n, rec->ts_ns, ri, caller, callee);
 	}
 	if (!c) {
 		if (n->phase.pass == 1)
@@ -820,10 +842,106 @@ void nest_nodes_init(struct nest_nodes *d)
 
 void nest_nodes_free(struct nest_nodes *d)
 {
+	for (size_t i = 0; i < d->ninto; i++)
+		free(d->into[i].dur);
 	bb_intern_free(d->names);
 	free(d->rmap);
 	free(d->into);
 	memset(d, 0, sizeof(*d));
+}
+
+/* Whether a return no call matched closes a call made before the capture
+ * began, not one whose call message was lost: it came sooner after the
+ * capture's first message than the longest call into its node took. */
+static int early(const struct bb_nest *n, const struct uret *u)
+{
+	return u->to < n->nodes.ninto &&
+	       nest_sub(u->ts, n->st.first_ns) < n->nodes.into[u->to].maxlat;
+}
+
+/* Makes room for k records before the others in a per-record array of
+ * m-byte entries (nrec in use). */
+static void *recs_shift(void *a, size_t nrec, size_t k, size_t m)
+{
+	if (!a)
+		return NULL;
+	a = bb_xrealloc(a, (nrec + k) * m);
+	memmove((char *)a + k * m, a, nrec * m);
+	return a;
+}
+
+/* After pass 1: a call in flight when the capture began, whose return is in
+ * the trace (early), becomes a CALL record before all others, made at the
+ * capture's first message: pass 2 offers it as a parent of the calls its
+ * request made after the capture began, which would otherwise go to another
+ * request open at the time (a pattern that does not exist, as at the end:
+ * in_flight). Its caller made it before the capture began: it takes no
+ * parent, and it and what it holds make no instance (orphaned_calls). The
+ * records after it move up by their number, as the RET records' CALLs. */
+void nest_recs_early(struct bb_nest *n)
+{
+	struct nest_recs *r = &n->recs;
+	size_t k = 0;
+	for (size_t i = 0; i < r->nuret; i++)
+		if (early(n, &r->uret[i]))
+			r->uret[k++] = r->uret[i];
+	if (!k || r->nrec + k >= r->rec_max || r->nrec + k >= BB_NONE - 1) {
+		free(r->uret);
+		r->uret = NULL;
+		r->nuret = r->capuret = 0;
+		return;
+	}
+	size_t nrec = r->nrec;
+	r->rec = recs_shift(r->rec, nrec, k, sizeof(*r->rec));
+	r->rpath = recs_shift(r->rpath, nrec, k, sizeof(*r->rpath));
+	r->rret = recs_shift(r->rret, nrec, k, sizeof(*r->rret));
+	r->rreq = recs_shift(r->rreq, nrec, k, sizeof(*r->rreq));
+	n->content.rtok = recs_shift(n->content.rtok, nrec, k, sizeof(*n->content.rtok));
+	nest_inst_shift(n, k);
+	for (size_t i = k; i < nrec + k; i++)
+		if (r->rec[i].op_from >> 30 == REC_RET && r->rec[i].arg != BB_NONE)
+			r->rec[i].arg += (uint32_t)k;
+	for (size_t j = 0; j < k; j++) {
+		const struct uret *u = &r->uret[j];
+		r->rec[j].u.ts = n->st.first_ns;
+		r->rec[j].op_from = (uint32_t)REC_CALL << 30 | u->from;
+		r->rec[j].arg = u->to;
+		r->rec[u->ridx + k].arg = (uint32_t)j;
+		if (r->rpath)
+			r->rpath[j] = BB_NONE;
+		if (r->rret)
+			r->rret[j] = u->ts;
+		if (r->rreq)
+			r->rreq[j] = BB_NONE;
+		if (n->content.rtok)
+			n->content.rtok[j] = BB_NONE;
+	}
+	r->nrec = r->caprec = nrec + k;
+	r->nearly = k;
+	free(r->uret);
+	r->uret = NULL;
+	r->nuret = r->capuret = 0;
+}
+
+/* After pass 1, when there are early records (nest_recs_early): per node,
+ * how many of the calls into it took each bin's time, from the records'
+ * call and return times. An early call's score takes its unknown time from
+ * these (nest_score.c, cut_score). */
+void nest_durations(struct bb_nest *n)
+{
+	const struct nest_recs *r = &n->recs;
+	if (!r->rret || !r->nearly)
+		return;
+	for (size_t i = r->nearly; i < r->nrec; i++) {
+		const struct mrec *m = &r->rec[i];
+		if (m->op_from >> 30 != REC_CALL || r->rret[i] == BB_NO_TIME ||
+		    m->arg >= n->nodes.ninto)
+			continue;
+		struct node_list *l = &n->nodes.into[m->arg];
+		if (!l->dur)
+			l->dur = bb_xcalloc(n->cfg.bins.n, sizeof(*l->dur));
+		l->dur[nest_bin(&n->cfg.bins, nest_sub(r->rret[i], m->u.ts))] += 1;
+	}
 }
 
 /* After pass 1: the records' arrays shrink to the records kept (they grow
@@ -888,12 +1006,14 @@ void nest_recs_free(struct nest_recs *r, int keep_reqs)
 		bb_intern_free(r->reqs);
 		r->reqs = NULL;
 	}
+	free(r->uret);
 	r->rec = NULL;
 	r->rpath = NULL;
 	r->rret = NULL;
 	r->rreq = NULL;
 	r->paths = NULL;
-	r->nrec = r->caprec = 0;
+	r->uret = NULL;
+	r->nrec = r->caprec = r->nearly = r->nuret = r->capuret = 0;
 }
 
 int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err)
@@ -985,6 +1105,7 @@ void nest_replay(struct bb_nest *n)
 			c->from = m->op_from & REC_NODE_MAX;
 			c->to = m->arg;
 			c->ridx = (uint32_t)i;
+			c->early = i < n->recs.nearly;
 			c->req = n->recs.rreq ? n->recs.rreq[i] : BB_NONE;
 			if (n->inst)
 				nest_inst_on_replay(n, c);

@@ -72,7 +72,7 @@ void nest_queue_starts(struct bb_nest *n)
 		return;
 	for (size_t i = 0; i < n->board.pccap; i++)
 		n->board.pc[i].q_first = n->board.pc[i].q_all = 0;
-	for (size_t p = 0; p < n->recs.nrec; p++) {
+	for (size_t p = n->recs.nearly; p < n->recs.nrec; p++) {
 		uint32_t first = BB_NONE;
 		for (uint32_t i = n->gaps.soff[p]; i < n->gaps.soff[p + 1]; i++) {
 			uint32_t x = n->gaps.skid[i];

@@ -65,6 +65,9 @@ struct rkind {
 	double lp_empty;   /* log_p of the empty sequence, from the last count */
 	double lp_unseen;  /* log_p of a sequence not counted */
 	double lp_max;     /* the largest log_p of the kind, from the last count */
+	int flat;          /* the kind of the calls in flight when the capture began
+	                      (nest_recs_early): their children in the trace are the
+	                      tail of a sequence, which says nothing, every log_p 0 */
 };
 
 struct rcount {
@@ -202,6 +205,7 @@ static uint32_t kind_of(struct bb_nest *n, struct refine *r, uint32_t a, uint32_
 	k->b = b;
 	k->q = q;
 	k->split = 0;
+	k->flat = 0;
 	if (q != NEST_ANY) {
 		k->ncalls = 0;
 	} else if (a != NEST_ANY) {
@@ -249,6 +253,8 @@ static double count_of(struct refine *r, uint32_t kind, uint64_t seq)
 /* log P(seq | kind) from count c of the kind's calls making it. */
 static double log_p_of(const struct rkind *k, double c)
 {
+	if (k->flat)
+		return 0;
 	double total = (double)(k->ncalls > k->nonempty ? k->ncalls : k->nonempty);
 	return log((c + NEST_REFINE_EPS) / (total + NEST_REFINE_EPS));
 }
@@ -1063,6 +1069,14 @@ static void count_labels(const struct bb_nest *n, struct refine *r)
 
 #define REFINE_AHEAD 16
 
+/* The one flat kind (rkind.flat), made on first use: no node's. */
+static uint32_t flat_kind(struct bb_nest *n, struct refine *r)
+{
+	uint32_t k = kind_of(n, r, NEST_ANY, UINT32_MAX - 1, NEST_ANY);
+	r->kind[k].flat = 1;
+	return k;
+}
+
 /* Every candidate's call a parent, with its kinds; the assignment's
  * children linked to theirs. */
 static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
@@ -1101,10 +1115,14 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 		}
 		struct rparent *x = &r->par[r->npar];
 		uint32_t a = n->recs.rec[par].op_from & REC_NODE_MAX, b = n->recs.rec[par].arg;
-		x->k_ab = kind_memo(n, r, &km, a, b, NEST_ANY);
-		x->k_b = kind_memo(n, r, &km, NEST_ANY, b, NEST_ANY);
-		uint32_t q = n->recs.rreq ? n->recs.rreq[par] : BB_NONE;
-		x->k_bq = q != BB_NONE ? kind_memo(n, r, &km, NEST_ANY, b, q) : x->k_b;
+		if (par < n->recs.nearly) {
+			x->k_ab = x->k_b = x->k_bq = flat_kind(n, r);
+		} else {
+			x->k_ab = kind_memo(n, r, &km, a, b, NEST_ANY);
+			x->k_b = kind_memo(n, r, &km, NEST_ANY, b, NEST_ANY);
+			uint32_t q = n->recs.rreq ? n->recs.rreq[par] : BB_NONE;
+			x->k_bq = q != BB_NONE ? kind_memo(n, r, &km, NEST_ANY, b, q) : x->k_b;
+		}
 		x->kind = x->k_b;
 		x->nkids = 0;
 		x->wmax = -INFINITY;

@@ -438,7 +438,9 @@ static int run(struct bb_nest *n, struct bb_tsrc *src, const struct bb_reader_op
 	decide_auto(n, rc, bound);
 	if (rc >= 0 && n->phase.recording) {
 		bb_tsrc_unmap(src); /* no pass reads it again */
+		nest_recs_early(n);
 		nest_recs_trim(n);
+		nest_durations(n);
 		replay_stages(n, bound);
 	} else if (rc >= 0) {
 		rc = one_pass(n, 2, src, &o, err);

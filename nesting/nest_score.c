@@ -186,6 +186,38 @@ void nest_bin_weights(struct bb_nest *n)
 static double return_factor(struct bb_nest *n, const struct call *par, const struct call *child,
                             struct nest_edge_look *x);
 
+/* t's score (histogram times bin weight) at the delay off + D of a call in
+ * flight when the capture began (nest_pairs.c, nest_recs_early), D its whole
+ * time, unknown but at least seen (from the capture's start to its return):
+ * the mean over the times the calls into its node took (nest_durations)
+ * from seen on, each as likely as it was. A request whose calls come early
+ * in its time (the rig's second app makes them in its first 6 ms and
+ * returns 300 ms after) is then rarely given a call made after the capture
+ * began. Without the times, at D = seen. */
+static double cut_score(struct bb_nest *n, const struct triple *t, uint32_t node, int64_t seen,
+                        int64_t off)
+{
+	const float *h = node < n->nodes.ninto ? n->nodes.into[node].dur : NULL;
+	uint32_t k = nest_bin(&n->cfg.bins, seen);
+	if (!h) {
+		uint32_t b = nest_sb_bin(n, nest_sub(off, -seen));
+		return nest_tri_get(n, t, b) * n->board.binw[b];
+	}
+	double sum = 0, wsum = 0;
+	for (; k < n->cfg.bins.n; k++) {
+		if (h[k] == 0)
+			continue;
+		int64_t lo, hi;
+		nest_bin_range(&n->cfg.bins, k, &lo, &hi);
+		int64_t d = k == n->cfg.bins.n - 1 ? lo : lo + (hi - lo) / 2;
+		d = d > seen ? d : seen;
+		uint32_t b = nest_sb_bin(n, nest_sub(off, -d));
+		sum += h[k] * nest_tri_get(n, t, b) * n->board.binw[b];
+		wsum += h[k];
+	}
+	return wsum > 0 ? sum / wsum : 0;
+}
+
 void nest_edge_look(struct bb_nest *n, const struct call *child, struct nest_edge_look *x)
 {
 	x->pool = n->cfg.p.scoreboard == BB_NEST_SB_EDGE
@@ -211,7 +243,14 @@ static double parent_score(struct bb_nest *n, struct call *par, const struct cal
 	                   : a == NEST_ANY ? x->pool
 	                                   : nest_triple(n, a, child->from, child->to, 0);
 	double s;
-	if (x->seq) {
+	if (par->early) {
+		/* in flight when the capture began: called before its first
+		 * message, at a time cut_score weighs */
+		int64_t end = par->end_ts == BB_NO_TIME ? par->call_ts : par->end_ts;
+		s = t ? cut_score(n, t, par->to, nest_sub(end, par->call_ts),
+		                  nest_sub(child->call_ts, end)) * t->norm
+		      : 0;
+	} else if (x->seq) {
 		s = nest_seq_score(n, par, child);
 	} else {
 		uint32_t bk = nest_sb_bin(n, nest_sub(child->call_ts, par->call_ts));

@@ -427,7 +427,9 @@ int nest_seq_from_assignment(struct bb_nest *n)
 			nest_tri_clear(n, &n->board.tri[i]); /* seq_unused may have freed it */
 	for (uint32_t i = 0; i < n->recs.nrec; i++) {
 		uint32_t par = n->solve.gpar[i];
-		if (par == BB_NONE || nest_scall(n, i) == BB_NO_TIME)
+		/* an early parent's (nest_recs_early) first child in the trace need
+		 * not be its first, and its call time is the capture's start */
+		if (par == BB_NONE || par < n->recs.nearly || nest_scall(n, i) == BB_NO_TIME)
 			continue;
 		const struct mrec *m = &n->recs.rec[i];
 		uint32_t b = m->op_from & REC_NODE_MAX;

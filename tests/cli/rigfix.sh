@@ -10,10 +10,14 @@ cd "$BB_TMP" || exit 1
 fail=0
 no() { echo "FAIL: $*"; fail=1; }
 
-# rig_unpack FIXTURE LEVEL: LEVEL.tr, LEVEL.client.log and the app's logs, here
+# rig_unpack FIXTURE LEVEL [LOG...]: LEVEL.tr, LEVEL.client.log and the app's logs (the
+# first app's app1.log, app2.log and auth.log unless named), here
 rig_unpack() {
-	for f in "$2.tr" "$2.client.log" app1.log app2.log auth.log; do
-		gzip -dc "$BB_SRC/tests/fixtures/$1/$f.gz" >"$f" || exit 1
+	fx=$1 lv=$2
+	shift 2
+	[ $# -gt 0 ] || set -- app1.log app2.log auth.log
+	for f in "$lv.tr" "$lv.client.log" "$@"; do
+		gzip -dc "$BB_SRC/tests/fixtures/$fx/$f.gz" >"$f" || exit 1
 	done
 }
 

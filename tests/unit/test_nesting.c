@@ -333,6 +333,41 @@ static void test_in_flight_at_end(void)
 	bb_nest_free(n);
 }
 
+/* The capture begins while Y's call into B is in flight: its return is
+ * unmatched, and B's call to C at 1 (Y's request's) has no open call into B
+ * but that one. The return came sooner after the capture's first message
+ * than the longest call into B took (100): Y's call becomes an early call,
+ * made at the capture's start, which takes the child, and it and the child
+ * make no instance (1 orphaned). A return at 800, long after the start, is
+ * a lost call message's: it makes no call. */
+static void test_in_flight_at_start(void)
+{
+	const char *t = "#bbtrace 1\n"
+	                "0	MSG	Q	R	-\n"
+	                "1	CALL	B	C	a\n"
+	                "2	RET	C	B	a\n"
+	                "5	RET	B	Y	1\n"
+	                "200	CALL	Z	B	2\n"
+	                "201	CALL	B	C	b\n"
+	                "202	RET	C	B	b\n"
+	                "300	RET	B	Z	2\n"
+	                "400	CALL	Z	B	3\n"
+	                "401	CALL	B	C	c\n"
+	                "402	RET	C	B	c\n"
+	                "480	RET	B	Z	3\n"
+	                "800	RET	B	Y	9\n";
+	const struct bb_vpatterns *v;
+	struct bb_nest *n = run(t, NULL, BB_NEST_INFER, &v);
+	struct bb_nest_stats st;
+	bb_nest_get_stats(n, &st);
+	CHECK_INT(st.unmatched_returns, 2);
+	CHECK_INT(st.orphans, 1);
+	CHECK_INT(v->n, 1);
+	check_key(n, 0, "Z(B(C))");
+	CHECK_INT(v->v[0].count, 2);
+	bb_nest_free(n);
+}
+
 /* X->B and Y->B both begin at 0; B->C children are equally likely under
  * either. Ties go to the earliest parent (X). With z = 1 the second child
  * meets X's factor (1 + 1)^-1 and goes to Y; the third is a tie again (one
@@ -1775,6 +1810,7 @@ static const struct unit_test tests[] = {
 	{"eviction", test_eviction},
 	{"lost_return", test_lost_return},
 	{"in_flight_at_end", test_in_flight_at_end},
+	{"in_flight_at_start", test_in_flight_at_start},
 	{"ties_and_penalties", test_ties_and_penalties},
 	{"overlap_penalty", test_overlap_penalty},
 	{"oracle", test_oracle},
