@@ -329,7 +329,7 @@ size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **can
 	 * saw, which count neither way */
 	size_t known = 0;
 	for (size_t i = 0; i < nc; i++)
-		known += !cand[i]->early;
+		known += !nest_rec_early(n, cand[i]->ridx);
 	uint64_t disc[NEST_TOK_MAX];
 	uint32_t nd = 0;
 	for (uint32_t j = 0; j < nt; j++) {
@@ -347,7 +347,7 @@ size_t nest_content_classes(struct bb_nest *n, struct call *c, struct call **can
 		const uint64_t *p = tokens(n, cand[i], &pt, &pctx, &phc);
 		if (p && pt)
 			n->calls.ccls[i] = (uint8_t)(CLS_SHARE + shared(p, pt, disc, nd));
-		else if (cand[i]->early && nd)
+		else if (nd && nest_rec_early(n, cand[i]->ridx))
 			n->calls.ccls[i] = CLS_SHARE; /* unseen: no gain from the child's tokens */
 	}
 	return nc;

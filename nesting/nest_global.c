@@ -222,7 +222,6 @@ void nest_global_rescore(struct bb_nest *n)
 			q->from = rec[p].op_from & REC_NODE_MAX;
 			q->to = rec[p].arg;
 			q->call_ts = rec[p].u.ts;
-			q->early = p < n->recs.nearly;
 			q->end_ts = rret[p];
 			cand[j] = q;
 		}

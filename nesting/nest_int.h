@@ -77,8 +77,6 @@ struct call {
 	unsigned open : 1, linked : 1, path_borrowed : 1;
 	unsigned ambiguous : 1;   /* pass 1, --reassign: a candidate of a child with others */
 	unsigned cexact : 1;      /* its parent was found by ctx= (nest_content.c) */
-	unsigned early : 1;       /* pass 2: in flight when the capture began (a record
-	                             nest_recs_early made from its return) */
 	uint32_t req;             /* its req= label in reqs, or BB_NONE */
 	unsigned pamb : 1;        /* pass 2: its parent was ambiguous (NEST_AMB_SHARE) */
 	unsigned palt : 1;        /* pass 2: a likely other parent of an ambiguous child */
@@ -384,7 +382,6 @@ struct nest_recs {
 	                             capture began, made from their returns
 	                             (nest_recs_early) */
 	struct uret {             /* pass 1: the returns no call matched */
-		int64_t ts;
 		uint32_t ridx, from, to; /* its RET record; the call's caller, callee */
 	} *uret;
 	size_t nuret, capuret;
@@ -718,6 +715,13 @@ static inline int64_t nest_sub(int64_t a, int64_t b)
 	if (__builtin_sub_overflow(a, b, &d))
 		d = a < b ? INT64_MIN : INT64_MAX;
 	return d;
+}
+
+/* Whether CALL record ridx is a call in flight when the capture began, one
+ * nest_recs_early made from its return (records 0..nearly). */
+static inline int nest_rec_early(const struct bb_nest *n, uint32_t ridx)
+{
+	return ridx < n->recs.nearly;
 }
 
 /* The scoreboard bin of delay d. Scoreboard histograms have two halves: bins

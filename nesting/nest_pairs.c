@@ -146,7 +146,7 @@ static struct call *call_new(struct bb_nest *n)
 	c->hnext = c->gprev = c->gnext = c->nprev = c->nnext = NULL;
 	c->cnext = c->rnext = c->parent = c->child = c->sibling = NULL;
 	c->open = c->linked = c->path_borrowed = c->ambiguous = 0;
-	c->cexact = c->pamb = c->palt = c->early = 0;
+	c->cexact = c->pamb = c->palt = 0;
 	c->req = BB_NONE;
 	c->attr = NULL;
 	c->attr_owned = c->parent_ambiguous = 0;
@@ -358,7 +358,7 @@ static void release_root(struct bb_nest *n)
 	n->calls.rhead = r->rnext;
 	if (!n->calls.rhead)
 		n->calls.rtail = NULL;
-	if (r->early) {
+	if (nest_rec_early(n, r->ridx)) {
 		/* its request began before the capture: no instance */
 		n->st.orphans += free_tree(n, r) - 1;
 		return;
@@ -645,7 +645,7 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 
 	/* an early call's caller made it before the capture began: its parent,
 	 * if any, is not in the trace */
-	size_t nc = c->early ? 0 : candidates(n, c);
+	size_t nc = nest_rec_early(n, c->ridx) ? 0 : candidates(n, c);
 	/* no tokens seen (yet): every class is CLS_NONE, which nothing reads
 	 * then, and no candidate is dropped (nest_content_classes) */
 	if (n->cfg.mode == BB_NEST_INFER && n->content.rtok)
@@ -713,7 +713,7 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 }
 
 /* Pass 1: a return no call matched, which nest_recs_early may make a call of. */
-static void uret_add(struct bb_nest *n, int64_t ts, uint32_t ridx, uint32_t from, uint32_t to)
+static void uret_add(struct bb_nest *n, uint32_t ridx, uint32_t from, uint32_t to)
 {
 	struct nest_recs *r = &n->recs;
 	if (n->cfg.mode != BB_NEST_INFER || n->cfg.p.bound || from > REC_NODE_MAX)
@@ -722,7 +722,7 @@ static void uret_add(struct bb_nest *n, int64_t ts, uint32_t ridx, uint32_t from
 		r->capuret = r->capuret ? 2 * r->capuret : 64;
 		r->uret = bb_xrealloc(r->uret, r->capuret * sizeof(*r->uret));
 	}
-	r->uret[r->nuret++] = (struct uret){ts, ridx, from, to};
+	r->uret[r->nuret++] = (struct uret){ridx, from, to};
 }
 
 static void on_ret(struct bb_nest *n, const struct bb_reader *r, const struct bb_rec *rec)
@@ -736,7 +736,7 @@ static void on_ret(struct bb_nest *n, const struct bb_reader *r, const struct bb
 		if (c && n->recs.rret && c->ridx != BB_NONE)
 			n->recs.rret[c->ridx] = rec->ts_ns;
 		if (!c && ri != BB_NONE)
-			uret_add(n, rec->ts_ns, ri, caller, callee);
+			uret_add(n, ri, caller, callee);
 	}
 	if (!c) {
 		if (n->phase.pass == 1)
@@ -750,6 +750,14 @@ static void on_ret(struct bb_nest *n, const struct bb_reader *r, const struct bb
 
 static void discard(struct bb_nest *n);
 
+/* Whether seen, the part of a call into node the trace shows, is shorter
+ * than the longest returned call into it took: a call cut off by the
+ * capture's end (in_flight) or start (early), not a lost message's. */
+static int shorter_than_any(const struct bb_nest *n, uint32_t node, int64_t seen)
+{
+	return node < n->nodes.ninto && seen < n->nodes.into[node].maxlat;
+}
+
 /* A call still open at the end of pass 1 whose request was cut off by the
  * end of the capture, not one whose reply was lost: it had been open for
  * less time than the longest call into its node took (a lost reply's call,
@@ -762,7 +770,7 @@ static void discard(struct bb_nest *n);
  * of 500 instances wrong, against none and the 7 cut off. */
 static int in_flight(const struct bb_nest *n, const struct call *c, int64_t end)
 {
-	return nest_sub(end, c->call_ts) < n->nodes.into[c->to].maxlat;
+	return shorter_than_any(n, c->to, nest_sub(end, c->call_ts));
 }
 
 /* The end of a pass: what is still open never returned. */
@@ -855,8 +863,7 @@ void nest_nodes_free(struct nest_nodes *d)
  * capture's first message than the longest call into its node took. */
 static int early(const struct bb_nest *n, const struct uret *u)
 {
-	return u->to < n->nodes.ninto &&
-	       nest_sub(u->ts, n->st.first_ns) < n->nodes.into[u->to].maxlat;
+	return shorter_than_any(n, u->to, nest_sub(n->recs.rec[u->ridx].u.ts, n->st.first_ns));
 }
 
 /* Makes room for k records before the others in a per-record array of
@@ -870,27 +877,10 @@ static void *recs_shift(void *a, size_t nrec, size_t k, size_t m)
 	return a;
 }
 
-/* After pass 1: a call in flight when the capture began, whose return is in
- * the trace (early), becomes a CALL record before all others, made at the
- * capture's first message: pass 2 offers it as a parent of the calls its
- * request made after the capture began, which would otherwise go to another
- * request open at the time (a pattern that does not exist, as at the end:
- * in_flight). Its caller made it before the capture began: it takes no
- * parent, and it and what it holds make no instance (orphaned_calls). The
- * records after it move up by their number, as the RET records' CALLs. */
-void nest_recs_early(struct bb_nest *n)
+/* nest_recs_early's k records, from the first k of recs.uret. */
+static void recs_prepend(struct bb_nest *n, size_t k)
 {
 	struct nest_recs *r = &n->recs;
-	size_t k = 0;
-	for (size_t i = 0; i < r->nuret; i++)
-		if (early(n, &r->uret[i]))
-			r->uret[k++] = r->uret[i];
-	if (!k || r->nrec + k >= r->rec_max || r->nrec + k >= BB_NONE - 1) {
-		free(r->uret);
-		r->uret = NULL;
-		r->nuret = r->capuret = 0;
-		return;
-	}
 	size_t nrec = r->nrec;
 	r->rec = recs_shift(r->rec, nrec, k, sizeof(*r->rec));
 	r->rpath = recs_shift(r->rpath, nrec, k, sizeof(*r->rpath));
@@ -910,7 +900,7 @@ void nest_recs_early(struct bb_nest *n)
 		if (r->rpath)
 			r->rpath[j] = BB_NONE;
 		if (r->rret)
-			r->rret[j] = u->ts;
+			r->rret[j] = r->rec[u->ridx + k].u.ts;
 		if (r->rreq)
 			r->rreq[j] = BB_NONE;
 		if (n->content.rtok)
@@ -918,6 +908,25 @@ void nest_recs_early(struct bb_nest *n)
 	}
 	r->nrec = r->caprec = nrec + k;
 	r->nearly = k;
+}
+
+/* After pass 1: a call in flight when the capture began, whose return is in
+ * the trace (early), becomes a CALL record before all others, made at the
+ * capture's first message: pass 2 offers it as a parent of the calls its
+ * request made after the capture began, which would otherwise go to another
+ * request open at the time (a pattern that does not exist, as at the end:
+ * in_flight). Its caller made it before the capture began: it takes no
+ * parent, and it and what it holds make no instance (orphaned_calls). The
+ * records after it move up by their number, as the RET records' CALLs. */
+void nest_recs_early(struct bb_nest *n)
+{
+	struct nest_recs *r = &n->recs;
+	size_t k = 0;
+	for (size_t i = 0; i < r->nuret; i++)
+		if (early(n, &r->uret[i]))
+			r->uret[k++] = r->uret[i];
+	if (k && r->nrec + k < r->rec_max && r->nrec + k < BB_NONE - 1)
+		recs_prepend(n, k);
 	free(r->uret);
 	r->uret = NULL;
 	r->nuret = r->capuret = 0;
@@ -1105,7 +1114,6 @@ void nest_replay(struct bb_nest *n)
 			c->from = m->op_from & REC_NODE_MAX;
 			c->to = m->arg;
 			c->ridx = (uint32_t)i;
-			c->early = i < n->recs.nearly;
 			c->req = n->recs.rreq ? n->recs.rreq[i] : BB_NONE;
 			if (n->inst)
 				nest_inst_on_replay(n, c);

@@ -1115,7 +1115,7 @@ static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 		}
 		struct rparent *x = &r->par[r->npar];
 		uint32_t a = n->recs.rec[par].op_from & REC_NODE_MAX, b = n->recs.rec[par].arg;
-		if (par < n->recs.nearly) {
+		if (nest_rec_early(n, par)) {
 			x->k_ab = x->k_b = x->k_bq = flat_kind(n, r);
 		} else {
 			x->k_ab = kind_memo(n, r, &km, a, b, NEST_ANY);

@@ -198,13 +198,12 @@ static double cut_score(struct bb_nest *n, const struct triple *t, uint32_t node
                         int64_t off)
 {
 	const float *h = node < n->nodes.ninto ? n->nodes.into[node].dur : NULL;
-	uint32_t k = nest_bin(&n->cfg.bins, seen);
 	if (!h) {
 		uint32_t b = nest_sb_bin(n, nest_sub(off, -seen));
 		return nest_tri_get(n, t, b) * n->board.binw[b];
 	}
 	double sum = 0, wsum = 0;
-	for (; k < n->cfg.bins.n; k++) {
+	for (uint32_t k = nest_bin(&n->cfg.bins, seen); k < n->cfg.bins.n; k++) {
 		if (h[k] == 0)
 			continue;
 		int64_t lo, hi;
@@ -243,7 +242,7 @@ static double parent_score(struct bb_nest *n, struct call *par, const struct cal
 	                   : a == NEST_ANY ? x->pool
 	                                   : nest_triple(n, a, child->from, child->to, 0);
 	double s;
-	if (par->early) {
+	if (nest_rec_early(n, par->ridx)) {
 		/* in flight when the capture began: called before its first
 		 * message, at a time cut_score weighs */
 		int64_t end = par->end_ts == BB_NO_TIME ? par->call_ts : par->end_ts;

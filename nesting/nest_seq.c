@@ -429,7 +429,7 @@ int nest_seq_from_assignment(struct bb_nest *n)
 		uint32_t par = n->solve.gpar[i];
 		/* an early parent's (nest_recs_early) first child in the trace need
 		 * not be its first, and its call time is the capture's start */
-		if (par == BB_NONE || par < n->recs.nearly || nest_scall(n, i) == BB_NO_TIME)
+		if (par == BB_NONE || nest_rec_early(n, par) || nest_scall(n, i) == BB_NO_TIME)
 			continue;
 		const struct mrec *m = &n->recs.rec[i];
 		uint32_t b = m->op_from & REC_NODE_MAX;
