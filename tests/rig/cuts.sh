@@ -30,7 +30,7 @@ for d in "$@"; do
 				 (s == "end" && $1 <= t0 + f * (t1 - t0))' "$d/$lv.tr" >"$tmp/c.tr"
 			"$BB_BIN/bbnest" -q --json --no-bins "$tmp/c.tr" >"$tmp/c.json" || exit 1
 			line=$(python3 "$here/score.py" nest "$d/$lv.client.log" "$tmp/c.json" "$@" |
-				head -n 1)
+				sed -n 1p)
 			pat=$(echo "$line" | sed -n 's/.* \([0-9]*\) false positive, [0-9]* false negative; instances.*/\1/p')
 			inst=$(echo "$line" | sed -n 's/.*instances: \([0-9]*\) false positive.*/\1/p')
 			st=$(jq -r '.stats | "\(.unmatched_returns) \(.orphaned_calls)"' "$tmp/c.json")
