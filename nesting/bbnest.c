@@ -675,6 +675,13 @@ static void warn_run(const struct opts *o, const struct runs *r, const struct bb
 			warn_unused(o->name, "--return-score", "messages");
 		if (o->p.global == 1 && !si.global_used && si.children)
 			warn_unused(o->name, "--global", "messages or candidates");
+		if (si.global_refine_stopped)
+			fprintf(stderr,
+			        "%s: note: %s: the refinement of the callee sequences stopped at its "
+			        "budget in %llu of %llu rounds (parents hardly told apart: see the "
+			        "count intervals)\n",
+			        prog, o->name, (unsigned long long)si.global_refine_stopped,
+			        (unsigned long long)si.global_rounds);
 		const struct bb_nest_cap *c;
 		size_t nc = bb_nest_assumed_caps(r->inf, &c);
 		for (size_t i = 0; i < nc; i++)

@@ -40,6 +40,19 @@
 #define NEST_REFINE_EPS 0.5
 #define NEST_REFINE_KIDS 64  /* children of one parent a sequence looks at */
 #define SIB_TOK 4            /* a child's tokens the siblings' terms look at */
+/* The sweeps of one refinement hash at most this many sequences a child
+ * (seq_key), then stop with what they have (stat global_refine_stopped). The
+ * search's bounds take a kind's likeliest sequence for each parent it
+ * changes; where the assignment is poor every parent's is rare and they cut
+ * nothing: the rig's second app at 64 in flight with times alone (no
+ * content) hashed 4,000-20,700 a child (3-17 s for 22,000 messages, and a
+ * capture stopped at 90% of its span 95 s), every other kept rig capture,
+ * Table 1 and the generated loads at most 800. On 15 kept captures of each
+ * of those two levels, instances wrong with times alone without and with
+ * the budget: 3,313 and 3,301 of 24,000 at burst load, 162 and 173 at
+ * Poisson times (1,024: 3,348 and 156; docs/performance.md, "The
+ * refinement's budget"). */
+#define NEST_REFINE_BUDGET 2048
 
 struct rparent {
 	uint32_t kind;      /* index in kinds: k_ab, k_bq or k_b */
@@ -109,6 +122,9 @@ struct refine {
 	uint8_t *nstok;  /* ... how many */
 	double sib;      /* log ratio of two siblings sharing one (sib_learn), or 0 */
 	uint64_t round0; /* the tick the round's counts were made at */
+	uint64_t keys;   /* the sequences hashed (seq_key) */
+	uint64_t budget; /* ... at most, before the sweeps stop (NEST_REFINE_BUDGET) */
+	int spent;       /* the sweeps stopped at the budget */
 };
 
 static uint64_t count_key(uint32_t kind, uint64_t seq)
@@ -413,18 +429,28 @@ static void split_kinds(struct refine *r)
 static uint64_t seq_key_of(const struct nest_global *g, uint32_t *kid, size_t nk);
 
 /* The hash of parent p's children's callees in call order (the records'
- * order), without child drop and with child add (BB_NONE: none). */
-static uint64_t seq_key(const struct nest_global *g, const struct refine *r,
+ * order), without child drop and with child add (BB_NONE: none). A list
+ * holds its children latest first but for those moved in (build links them
+ * in child order, link_kid at the head), so they are taken from the back of
+ * the array: nearly in order, the sort then costs a pass, not a square. At
+ * 64 requests in flight without content a parent can hold 33 children, and
+ * the sort of the lists taken the other way round was 70% of the run (a rig
+ * capture of 21,000 messages: 95 s). */
+static uint64_t seq_key(const struct nest_global *g, struct refine *r,
                         const struct rparent *p, uint32_t drop, uint32_t add)
 {
-	uint32_t kid[NEST_REFINE_KIDS];
-	size_t nk = 0;
-	for (uint32_t y = p->head; y != BB_NONE && nk < NEST_REFINE_KIDS - 1; y = r->kid[y].next)
+	r->keys++;
+	uint32_t buf[NEST_REFINE_KIDS + 1];
+	size_t top = NEST_REFINE_KIDS;
+	for (uint32_t y = p->head; y != BB_NONE && top > 1; y = r->kid[y].next)
 		if (y != drop)
-			kid[nk++] = y;
-	if (add != BB_NONE)
-		kid[nk++] = add;
-	return seq_key_of(g, kid, nk);
+			buf[--top] = y;
+	size_t nk = NEST_REFINE_KIDS - top;
+	if (add != BB_NONE) {
+		buf[NEST_REFINE_KIDS] = add;
+		nk++;
+	}
+	return seq_key_of(g, buf + top, nk);
 }
 
 /* The hash of children kid[0..nk) (indices in ch; reordered) in call order. */
@@ -625,6 +651,17 @@ static int holds_rare(const struct rparent *p)
 	return p->lp < log(NEST_REFINE_RARE);
 }
 
+/* log_p of parent p's sequence without drop and with add (seq_key), kept
+ * in *memo (NAN: not yet): best_rotation's loops ask for the same one again
+ * and again, each a hash of the parent's children. */
+static double lp_memo(const struct nest_global *g, struct refine *r, double *memo,
+                      const struct rparent *p, uint32_t drop, uint32_t add)
+{
+	if (isnan(*memo))
+		*memo = log_p(r, p->kind, seq_key(g, r, p, drop, add));
+	return *memo;
+}
+
 static void best_rotation(struct nest_global *g, struct refine *r, const uint32_t *asg,
                           uint32_t ci, struct change *b)
 {
@@ -633,6 +670,7 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 	struct rparent *p = parent_of(g, r, e0);
 	double lp_p = p->lp;
 	double sp = sib(r, p, ci, BB_NONE);
+	double lp_pc = NAN; /* p's sequence without ci, on first need */
 	for (uint32_t j = 0; j < x->nc; j++) {
 		uint32_t e1 = x->off + j;
 		if (e1 == e0 || isinf(g->ent[e1].w))
@@ -647,6 +685,7 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 				continue;
 			/* the siblings' terms of ci and y; with s's and z's, at most U */
 			double dsib = sib(r, q, ci, y) - sp - sib(r, q, y, BB_NONE);
+			double lp_qy = NAN; /* q's sequence with ci for y, on first need */
 			for (uint32_t k = 0; k < xy->nc; k++) {
 				uint32_t ey1 = xy->off + k;
 				struct rparent *s = parent_of(g, r, ey1);
@@ -661,8 +700,8 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 					double d = ds + dsib + sib(r, s, y, BB_NONE) - r->kind[p->kind].lp_max -
 					           r->kind[q->kind].lp_max -
 					           r->kind[s->kind].lp_max +
-					           log_p(r, p->kind, seq_key(g, r, p, ci, BB_NONE)) +
-					           log_p(r, q->kind, seq_key(g, r, q, y, ci)) +
+					           lp_memo(g, r, &lp_pc, p, ci, BB_NONE) +
+					           lp_memo(g, r, &lp_qy, q, y, ci) +
 					           log_p(r, s->kind, seq_key(g, r, s, BB_NONE, y));
 					if (d > b->gain)
 						*b = (struct change){d, e1, y, ey1, BB_NONE, BB_NONE};
@@ -678,7 +717,7 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 					           r->kind[p->kind].lp_max - r->kind[q->kind].lp_max -
 					           r->kind[s->kind].lp_max +
 					           log_p(r, p->kind, seq_key(g, r, p, ci, z)) +
-					           log_p(r, q->kind, seq_key(g, r, q, y, ci)) +
+					           lp_memo(g, r, &lp_qy, q, y, ci) +
 					           log_p(r, s->kind, seq_key(g, r, s, z, y));
 					if (d > b->gain)
 						*b = (struct change){d, e1, y, ey1, z, ez1};
@@ -1007,13 +1046,18 @@ static int look(struct nest_global *g, struct refine *r, uint32_t *asg, uint32_t
  * walks the set bits in child order, taking the bits set ahead of it in the
  * same sweep and leaving those behind to the next, as a walk over every
  * child would: table1-long's sweeps asked stale() of every child, 0.55 G
- * of its 13.4 G instructions. */
+ * of its 13.4 G instructions. Out of its budget (NEST_REFINE_BUDGET) it
+ * stops where it is. */
 static size_t sweep(struct nest_global *g, struct refine *r, uint32_t *asg)
 {
 	size_t changed = 0, nw = (g->nch + 63) / 64;
 	for (size_t w = 0; w < nw; w++) {
 		uint64_t ahead = ~UINT64_C(0), m;
 		while ((m = r->dirty[w] & ahead)) {
+			if (r->keys > r->budget) {
+				r->spent = 1;
+				return changed;
+			}
 			unsigned bit = (unsigned)__builtin_ctzll(m);
 			r->dirty[w] &= ~(UINT64_C(1) << bit);
 			ahead = bit == 63 ? 0 : ~UINT64_C(0) << (bit + 1);
@@ -1549,8 +1593,9 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 	struct refine r = {0};
 	build(n, &r, asg);
 	split_kinds(&r);
+	r.budget = r.keys + (uint64_t)NEST_REFINE_BUDGET * g->nch;
 	uint64_t changed = 0;
-	for (int round = 0; round < NEST_REFINE_ROUNDS; round++) {
+	for (int round = 0; round < NEST_REFINE_ROUNDS && !r.spent; round++) {
 		count_seqs(&r, 0);
 		sib_learn(g, &r, asg);
 		r.round0 = ++r.tick; /* new counts: every seen[] before it */
@@ -1558,7 +1603,7 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 		if (!round)
 			nest_heap_sample(n); /* with the sweeps' bits and ranges */
 		size_t c = 0;
-		for (int s = 0; s < NEST_REFINE_SWEEPS; s++) {
+		for (int s = 0; s < NEST_REFINE_SWEEPS && !r.spent; s++) {
 			size_t cs = sweep(g, &r, asg);
 			c += cs;
 			if (!cs)
@@ -1568,6 +1613,7 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 		if (!c)
 			break; /* the same counts again */
 	}
+	n->st.global_refine_stopped += (uint64_t)r.spent;
 	free(r.seen); /* the sweeps' alone */
 	free(r.dirty);
 	free(r.rlo);

@@ -559,6 +559,7 @@ static struct bb_vval *stats_vval(const struct bb_nest *n)
 		bb_vval_set_int(o, "global_searched", (int64_t)st.global_searched);
 		bb_vval_set_int(o, "global_over", (int64_t)st.global_over);
 		bb_vval_set_int(o, "global_refined", (int64_t)st.global_refined);
+		bb_vval_set_int(o, "global_refine_stopped", (int64_t)st.global_refine_stopped);
 		bb_vval_set_int(o, "global_rounds", (int64_t)st.global_rounds);
 		bb_vval_set_int(o, "global_cycled", (int64_t)st.global_cycled);
 		bb_vval_set_int(o, "global_near_rounds", (int64_t)st.global_near_rounds);

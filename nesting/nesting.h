@@ -128,6 +128,8 @@ struct bb_nest_stats {
 	uint64_t global_searched;   /* --global: nodes the path searches touched */
 	uint64_t global_over;       /* --global: children over a capacity at the end */
 	uint64_t global_refined;    /* --global: children the callee sets moved (nest_refine.c) */
+	uint64_t global_refine_stopped; /* --global: rounds whose refinement stopped at its
+	                                   budget (NEST_REFINE_BUDGET) */
 	uint64_t global_rounds;     /* --global: the rounds solved (NEST_GLOBAL_ROUNDS at most) */
 	uint64_t global_cycled;     /* --global: children kept back from a two-round cycle */
 	uint64_t global_near_rounds; /* --global: rounds that decided only the children near

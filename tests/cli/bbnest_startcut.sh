@@ -13,9 +13,7 @@
 . "$BB_SRC/tests/cli/rigfix.sh"
 command -v jq >/dev/null 2>&1 || { echo "SKIP: needs jq"; exit 77; }
 rig_unpack rigcap2 poisson-64 front.log search.log
-t0=$(grep -v '^#' poisson-64.tr | head -n 1 | cut -f1)
-t1=$(grep -v '^#' poisson-64.tr | tail -n 1 | cut -f1)
-awk -F'\t' -v t0="$t0" -v t1="$t1" '/^#/ || $1 >= t0 + 0.2 * (t1 - t0)' poisson-64.tr >cut.tr
+rig_cut poisson-64.tr start 0.2 cut.tr
 "$BB_BIN/bbnest" -q --json --no-bins cut.tr >cut.json || { echo "FAIL: bbnest failed"; exit 1; }
 # non-zero: the truth's counts hold the requests before the cut
 python3 "$BB_SRC/tests/rig/score.py" nest poisson-64.client.log cut.json front.log \
