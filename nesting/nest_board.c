@@ -130,13 +130,9 @@ static struct pairc *pc_find(struct bb_nest *n, uint32_t a, uint32_t b, int crea
 	n->board.pc[k].b = b;
 	n->board.pc[k].n = 0;
 	n->board.pc[k].once = n->board.pc[k].twice = 0;
-	n->board.pc[k].ct_sure = n->board.pc[k].ct_rand = 0;
-	n->board.pc[k].ct_amb = n->board.pc[k].ct_amb_other = 0;
-	for (int j = 0; j < NEST_CT_K; j++) {
-		n->board.pc[k].ct_sure_k[j] = n->board.pc[k].ct_rand_k[j] = 0;
-		n->board.pc[k].ct_amb_k[j] = 0;
+	nest_pairc_ct_clear(&n->board.pc[k]);
+	for (int j = 0; j < NEST_CT_K; j++)
 		n->board.pc[k].lr[j] = 1;
-	}
 	n->board.pc[k].al_n = n->board.pc[k].al_has = 0;
 	n->board.pc[k].al_root = 0;
 	return &n->board.pc[k];

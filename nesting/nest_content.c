@@ -477,12 +477,8 @@ void nest_content_relearn(struct bb_nest *n)
 	const uint32_t *par = n->solve.gpar;
 	if (!n->content.rtok || !g->cls || !par)
 		return;
-	for (size_t i = 0; i < n->board.pccap; i++) {
-		struct pairc *e = &n->board.pc[i];
-		e->ct_sure = e->ct_rand = e->ct_amb = e->ct_amb_other = 0;
-		for (int k = 0; k < NEST_CT_K; k++)
-			e->ct_sure_k[k] = e->ct_rand_k[k] = e->ct_amb_k[k] = 0;
-	}
+	for (size_t i = 0; i < n->board.pccap; i++)
+		nest_pairc_ct_clear(&n->board.pc[i]);
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		const struct nest_gchild *x = &g->ch[ci];
 		uint32_t p = par[x->ridx];

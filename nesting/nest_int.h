@@ -164,6 +164,15 @@ struct pairc {
 	                            that were their parent's first, and all (nest_queue.c) */
 };
 
+/* The content counts of e (ct_*) at zero: a new edge, or the counts learnt
+ * again from a round's parents (nest_content_relearn). */
+static inline void nest_pairc_ct_clear(struct pairc *e)
+{
+	e->ct_sure = e->ct_rand = e->ct_amb = e->ct_amb_other = 0;
+	for (int k = 0; k < NEST_CT_K; k++)
+		e->ct_sure_k[k] = e->ct_rand_k[k] = e->ct_amb_k[k] = 0;
+}
+
 /* ---- --global (nest_global.c) ----------------------------------------------- */
 
 struct nest_gent {    /* a candidate parent of a child */

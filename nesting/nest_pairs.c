@@ -320,13 +320,17 @@ static inline uint32_t rec_push(struct bb_nest *n, int64_t ts, uint32_t op, uint
 	return (uint32_t)n->recs.nrec++;
 }
 
-/* Whether pass 1 counts the calls per edge and into each node (the caller
- * scoreboard's scale, the capacities of --reassign and --global). */
-static int counts_calls(const struct bb_nest *n)
+/* Pass 1: call c counted on its edge and into its node, where the run uses
+ * the counts (the caller scoreboard's scale, the capacities of --reassign
+ * and --global). */
+static void count_call(struct bb_nest *n, const struct call *c)
 {
-	return n->cfg.mode == BB_NEST_INFER &&
-	       (n->cfg.p.scoreboard == BB_NEST_SB_CALLER || n->cfg.p.reassign || n->cfg.p.global ||
-	        n->cfg.auto_g);
+	if (n->phase.pass == 1 && n->cfg.mode == BB_NEST_INFER &&
+	    (n->cfg.p.scoreboard == BB_NEST_SB_CALLER || n->cfg.p.reassign || n->cfg.p.global ||
+	     n->cfg.auto_g)) {
+		nest_pair_count(n, c->from, c->to);
+		n->nodes.into[c->to].ncalls++;
+	}
 }
 
 /* A call that will never return: pass 1 remembers it so that pass 2 never
@@ -341,13 +345,12 @@ static void drop_open(struct bb_nest *n, struct call *c, int evicted, int in_fli
 		skip_add(n, c->line);
 		if (n->phase.recording)
 			n->recs.rec[c->ridx].op_from = (uint32_t)REC_SKIP << 30;
-	} else if (n->phase.pass == 1 && counts_calls(n)) {
+	} else {
 		/* the calls it made before the end are counted, so it is too: the
 		 * capacities compare the two (nest_once: a front end whose calls in
 		 * flight had made their redis calls seemed to call redis more often
 		 * than it was called, and "at most one" was dropped) */
-		nest_pair_count(n, c->from, c->to);
-		n->nodes.into[c->to].ncalls++;
+		count_call(n, c);
 	}
 	n->st.unmatched_calls++;
 	n->st.evicted += evicted != 0;
@@ -652,10 +655,7 @@ static void on_close(struct bb_nest *n, struct call *c, int64_t ts)
 		if (lat > n->nodes.into[c->to].maxlat)
 			n->nodes.into[c->to].maxlat = lat;
 	}
-	if (n->phase.pass == 1 && counts_calls(n)) {
-		nest_pair_count(n, c->from, c->to);
-		n->nodes.into[c->to].ncalls++;
-	}
+	count_call(n, c);
 
 	/* an early call's caller made it before the capture began: its parent,
 	 * if any, is not in the trace */
