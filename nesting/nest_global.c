@@ -624,29 +624,46 @@ static void free_net(struct net *k)
 	free(k->nd);
 }
 
-/* Dijkstra's heap, with lazy deletion. */
+/* Dijkstra's heap, with lazy deletion. Of two nodes at the same distance
+ * the one of the higher rank comes first: the sink, then parents, then
+ * (parent, callee) nodes, then children; of the same rank, the one pushed
+ * first. So a search that reaches the sink at distance 0 goes straight
+ * there (augment_direct takes that path without the heap). */
 struct hent {
 	double d;
 	uint32_t v;
+	uint32_t tie; /* the rank (2 bits), then the pushes left (30): the higher first */
 };
 struct heap {
 	struct hent *a;
 	size_t n, cap;
+	uint32_t left; /* pushes left to this search, for tie */
 };
 
-static void heap_push(struct heap *h, double d, uint32_t v)
+#define HEAP_TIE_RANK 30
+enum { RANK_CHILD, RANK_PC, RANK_PARENT, RANK_SINK };
+
+static inline int hent_before(double d, uint32_t tie, const struct hent *b)
+{
+	return d < b->d || (d == b->d && tie > b->tie);
+}
+
+static void heap_push(struct heap *h, double d, uint32_t v, uint32_t rank)
 {
 	if (h->n == h->cap) {
 		h->cap = h->cap ? 2 * h->cap : 1024;
 		h->a = bb_xrealloc(h->a, h->cap * sizeof(*h->a));
 	}
+	uint32_t tie = rank << HEAP_TIE_RANK | h->left;
+	h->left -= h->left > 0;
 	size_t i = h->n++;
-	while (i && h->a[(i - 1) / 2].d > d) {
+	while (i && hent_before(d, tie, &h->a[(i - 1) / 2])) {
 		h->a[i] = h->a[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
 	h->a[i].d = d;
 	h->a[i].v = v;
+	h->a[i].tie = tie;
 }
 
 static struct hent heap_pop(struct heap *h)
@@ -657,9 +674,9 @@ static struct hent heap_pop(struct heap *h)
 		size_t c = 2 * i + 1;
 		if (c >= h->n)
 			break;
-		if (c + 1 < h->n && h->a[c + 1].d < h->a[c].d)
+		if (c + 1 < h->n && hent_before(h->a[c + 1].d, h->a[c + 1].tie, &h->a[c]))
 			c++;
-		if (h->a[c].d >= last.d)
+		if (!hent_before(h->a[c].d, h->a[c].tie, &last))
 			break;
 		h->a[i] = h->a[c];
 		i = c;
@@ -700,7 +717,7 @@ static void search_grow(struct search *s)
  * each was 1.2% of table1-par-medium's instructions). */
 static inline __attribute__((always_inline)) void relax(struct search *s, struct gnode *nd,
                                                         uint32_t u, uint32_t v, uint32_t via,
-                                                        double d)
+                                                        double d, uint32_t rank)
 {
 	struct gnode *x = &nd[v];
 	struct sstate *y;
@@ -719,7 +736,7 @@ static inline __attribute__((always_inline)) void relax(struct search *s, struct
 	y->dist = d;
 	y->pred = u;
 	y->via = via;
-	heap_push(&s->heap, d, v);
+	heap_push(&s->heap, d, v, rank);
 }
 
 /* relax of a search's first node (distance 0, no node before it),
@@ -745,6 +762,55 @@ static void unlink_child(struct net *k, uint32_t v, uint32_t ci)
 	*pp = k->ch[ci].next;
 }
 
+/* A build may set -DNEST_DIRECT=0 (in CMAKE_C_FLAGS) to search for every
+ * child: the output is the same, byte for byte (docs/performance.md). */
+#ifndef NEST_DIRECT
+#define NEST_DIRECT 1
+#endif
+
+/* The search's first steps when they lead straight to the sink at distance
+ * 0: child ci's first (parent, callee) node at reduced cost 0 (in its
+ * candidates' order), its parent, the sink, each with room and at
+ * reduced cost 0. The heap would settle them in that order (hent_before)
+ * and stop, and with the sink at distance 0 no potential changes: the same
+ * flow, without the search's states and heap. Most children take this path
+ * (table1-par-medium: 84-97% in each round, table1-short 97%). Returns 0,
+ * having changed nothing, when the search has to look further. */
+static int augment_direct(struct nest_global *g, struct net *k, uint32_t ci)
+{
+	const size_t PC0 = k->nch, T0 = PC0 + k->npc, SINK = T0 + k->npar;
+	const struct nest_gchild *x = &g->ch[ci];
+	uint32_t best = BB_NONE, bv = 0;
+	for (uint32_t j = 0; j < x->nc && best == BB_NONE; j++) {
+		uint32_t e = x->off + j;
+		if (isinf(g->ent[e].w) || e == k->ch[ci].assign)
+			continue;
+		uint32_t v = (uint32_t)PC0 + g->ent[e].slot_c;
+		double rc = g->ent[e].w + k->nd[ci].pot - k->nd[v].pot;
+		if (!(rc > 0)) { /* the search's distance du + (rc > 0 ? rc : 0) is 0 */
+			best = e;
+			bv = v;
+		}
+	}
+	if (best == BB_NONE)
+		return 0;
+	uint32_t pv = bv - (uint32_t)PC0, t = k->pc[pv].par;
+	if (k->pc[pv].flow >= k->pc[pv].cap || k->t[t].flow >= k->t[t].cap)
+		return 0;
+	double rc = callee_unit_cost(k, pv, k->pc[pv].flow + 1) + k->nd[bv].pot - k->nd[T0 + t].pot;
+	if (rc > 0)
+		return 0;
+	rc = parent_unit_cost(k, t, k->t[t].flow + 1) + k->nd[T0 + t].pot - k->nd[SINK].pot;
+	if (rc > 0)
+		return 0;
+	k->ch[ci].assign = best;
+	k->ch[ci].next = k->pc[pv].head;
+	k->pc[pv].head = ci;
+	k->pc[pv].flow++;
+	k->t[t].flow++;
+	return 1;
+}
+
 /* Adds child ci to the flow along a shortest path; returns 0 when no
  * parent has room for it along any path. */
 static int augment(struct nest_global *g, struct net *k, struct search *s, uint32_t ci)
@@ -762,7 +828,10 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 		}
 	k->nd[ci].pot = pmax;
 	s->nst = 0;
+	if (NEST_DIRECT && augment_direct(g, k, ci))
+		return 1;
 	s->heap.n = 0;
+	s->heap.left = (UINT32_C(1) << HEAP_TIE_RANK) - 1;
 	/* the child is reached first and settled at once (at distance 0: the
 	 * heap would hold it alone), without the heap */
 	relax_first(s, k->nd, ci);
@@ -781,7 +850,7 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 					continue;
 				uint32_t v = (uint32_t)PC0 + g->ent[e].slot_c;
 				double rc = g->ent[e].w + k->nd[u].pot - k->nd[v].pot;
-				relax(s, k->nd, u, v, e, du + (rc > 0 ? rc : 0));
+				relax(s, k->nd, u, v, e, du + (rc > 0 ? rc : 0), RANK_PC);
 			}
 		} else if (u < T0) {
 			uint32_t v = (uint32_t)(u - PC0);
@@ -790,26 +859,26 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 			if (pv->flow < pv->cap) {
 				double rc = callee_unit_cost(k, v, pv->flow + 1) +
 				            k->nd[u].pot - k->nd[t].pot;
-				relax(s, k->nd, u, t, BB_NONE, du + (rc > 0 ? rc : 0));
+				relax(s, k->nd, u, t, BB_NONE, du + (rc > 0 ? rc : 0), RANK_PARENT);
 			}
 			for (uint32_t c = pv->head; c != BB_NONE; c = k->ch[c].next) {
 				double rc = -g->ent[k->ch[c].assign].w + k->nd[u].pot - k->nd[c].pot;
-				relax(s, k->nd, u, c, BB_NONE, du + (rc > 0 ? rc : 0));
+				relax(s, k->nd, u, c, BB_NONE, du + (rc > 0 ? rc : 0), RANK_CHILD);
 			}
 		} else {
 			uint32_t t = (uint32_t)(u - T0);
 			if (k->t[t].flow < k->t[t].cap) {
 				double rc = parent_unit_cost(k, t, k->t[t].flow + 1) + k->nd[u].pot -
 				            k->nd[SINK].pot;
-				relax(s, k->nd, u, (uint32_t)SINK, BB_NONE, du + (rc > 0 ? rc : 0));
+				relax(s, k->nd, u, (uint32_t)SINK, BB_NONE, du + (rc > 0 ? rc : 0), RANK_SINK);
 			}
 			for (uint32_t v = k->t[t].off; v < k->t[t + 1].off; v++) {
 				if (k->pc[v].flow == 0)
 					continue;
 				double rc = -callee_unit_cost(k, v, k->pc[v].flow) + k->nd[u].pot -
 				            k->nd[PC0 + v].pot;
-				relax(s, k->nd, u, (uint32_t)(PC0 + v), BB_NONE,
-				      du + (rc > 0 ? rc : 0));
+				relax(s, k->nd, u, (uint32_t)(PC0 + v), BB_NONE, du + (rc > 0 ? rc : 0),
+				      RANK_PC);
 			}
 		}
 		/* the next node to settle */
