@@ -125,7 +125,8 @@ struct bb_nest_stats {
 	int return_scored;          /* the return-side score was used */
 	uint64_t reassigned;        /* --reassign: children moved to another parent */
 	int global_used;            /* --global: the parents were chosen at once */
-	uint64_t global_searched;   /* --global: nodes the path searches touched */
+	uint64_t global_searched;   /* --global: nodes the last round's path searches touched
+	                               (a child joining by the direct path: none) */
 	uint64_t global_over;       /* --global: children over a capacity at the end */
 	uint64_t global_refined;    /* --global: children the callee sets moved (nest_refine.c) */
 	uint64_t global_refine_stopped; /* --global: rounds whose refinement stopped at its
