@@ -811,22 +811,27 @@ static int augment_direct(struct nest_global *g, struct net *k, uint32_t ci)
 	return 1;
 }
 
+/* A new child's potential: every edge out of it has a reduced cost >= 0. */
+static inline double child_potential(const struct nest_global *g, const struct net *k, uint32_t ci)
+{
+	const struct nest_gchild *x = &g->ch[ci];
+	double pmax = -INFINITY;
+	for (uint32_t j = 0; j < x->nc; j++)
+		if (!isinf(g->ent[x->off + j].w)) {
+			double p =
+			    k->nd[k->nch + g->ent[x->off + j].slot_c].pot - g->ent[x->off + j].w;
+			if (p > pmax)
+				pmax = p;
+		}
+	return pmax;
+}
+
 /* Adds child ci to the flow along a shortest path; returns 0 when no
  * parent has room for it along any path. */
 static int augment(struct nest_global *g, struct net *k, struct search *s, uint32_t ci)
 {
 	const size_t PC0 = k->nch, T0 = PC0 + k->npc, SINK = T0 + k->npar;
-	const struct nest_gchild *x0 = &g->ch[ci];
-	/* the new child's potential: every edge out of it has a reduced cost >= 0 */
-	double pmax = -INFINITY;
-	for (uint32_t j = 0; j < x0->nc; j++)
-		if (!isinf(g->ent[x0->off + j].w)) {
-			double p =
-			    k->nd[PC0 + g->ent[x0->off + j].slot_c].pot - g->ent[x0->off + j].w;
-			if (p > pmax)
-				pmax = p;
-		}
-	k->nd[ci].pot = pmax;
+	k->nd[ci].pot = child_potential(g, k, ci);
 	s->nst = 0;
 	if (NEST_DIRECT && augment_direct(g, k, ci))
 		return 1;
@@ -870,15 +875,16 @@ static int augment(struct nest_global *g, struct net *k, struct search *s, uint3
 			if (k->t[t].flow < k->t[t].cap) {
 				double rc = parent_unit_cost(k, t, k->t[t].flow + 1) + k->nd[u].pot -
 				            k->nd[SINK].pot;
-				relax(s, k->nd, u, (uint32_t)SINK, BB_NONE, du + (rc > 0 ? rc : 0), RANK_SINK);
+				relax(s, k->nd, u, (uint32_t)SINK, BB_NONE, du + (rc > 0 ? rc : 0),
+				      RANK_SINK);
 			}
 			for (uint32_t v = k->t[t].off; v < k->t[t + 1].off; v++) {
 				if (k->pc[v].flow == 0)
 					continue;
 				double rc = -callee_unit_cost(k, v, k->pc[v].flow) + k->nd[u].pot -
 				            k->nd[PC0 + v].pot;
-				relax(s, k->nd, u, (uint32_t)(PC0 + v), BB_NONE, du + (rc > 0 ? rc : 0),
-				      RANK_PC);
+				relax(s, k->nd, u, (uint32_t)(PC0 + v), BB_NONE,
+				      du + (rc > 0 ? rc : 0), RANK_PC);
 			}
 		}
 		/* the next node to settle */
