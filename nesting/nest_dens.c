@@ -19,7 +19,8 @@
  * holds at least m of mass puts on the bin's width (window mass / window
  * width x bin width), so h[k] x binw[k] reads as that density. A bin that
  * holds m alone keeps its mass; one with no mass within reach bins either
- * side keeps its zero. P and W are scratch of bins.n + 1 values.
+ * side keeps its zero. P is scratch of bins.n + 1 values, W the prefix sums of
+ * the bins' widths (in units of bin 1's), as many.
  *
  * Why: the scoreboard's bins are log-spaced, 50 ns wide at 1 us and 30 us
  * at 600 us, and a density is mass / width. A quarter of one child's mass
@@ -31,19 +32,26 @@
  * choices. The estimate needs no shape; where the mass is dense it is the
  * bin's own. */
 static void dens_half(const struct bb_nest *n, double *h, const double *bw, double m,
-                      uint32_t reach, double *P, double *W)
+                      uint32_t reach, double *P, const double *W)
 {
 	uint32_t nb = n->cfg.bins.n;
-	P[0] = W[0] = 0;
-	for (uint32_t k = 0; k < nb; k++) {
+	P[0] = 0;
+	for (uint32_t k = 0; k < nb; k++)
 		P[k + 1] = P[k] + h[k];
-		W[k + 1] = W[k] + 1.0 / bw[k]; /* widths in units of bin 1's */
-	}
 	if (!(P[nb] > 0))
 		return;
 	if (m > P[nb])
 		m = P[nb];
-	for (uint32_t k = 0; k < nb; k++) {
+	/* a bin further than reach from the first and the last with mass has
+	 * none near: the loop below would leave it */
+	uint32_t first = 0, last = nb - 1;
+	while (!(h[first] > 0))
+		first++;
+	while (!(h[last] > 0))
+		last--;
+	uint32_t k0 = first > reach ? first - reach : 0;
+	uint32_t k1 = reach >= nb - 1 - last ? nb : last + reach + 1;
+	for (uint32_t k = k0; k < k1; k++) {
 		if (h[k] >= m)
 			continue;
 		uint32_t a0 = k > reach ? k - reach : 0, b0 = reach >= nb - k ? nb : k + reach + 1;
@@ -77,16 +85,24 @@ void nest_densities(struct bb_nest *n, enum nest_dens which)
 	uint32_t nb = n->cfg.bins.n;
 	double r = floor(log(NEST_DENS_REACH) / log(n->cfg.bins.base));
 	uint32_t reach = r < (double)nb ? (uint32_t)r : nb;
-	double *P = bb_xmalloc(2 * ((size_t)nb + 1) * sizeof(*P)), *W = P + nb + 1;
+	double *P = bb_xmalloc(3 * ((size_t)nb + 1) * sizeof(*P)), *W = P + nb + 1;
 	struct triple *t = which == NEST_DENS_RETURN ? n->board.rsb.t : n->board.tri;
 	size_t nt = which == NEST_DENS_RETURN ? n->board.rsb.n : n->board.ntri;
+	/* the widths' prefix sums, in units of bin 1's, per half of binw */
+	for (uint32_t half = 0; half < 2; half++) {
+		const double *bw = n->board.binw + (size_t)half * nb;
+		double *w = W + (size_t)half * (nb + 1);
+		w[0] = 0;
+		for (uint32_t k = 0; k < nb; k++)
+			w[k + 1] = w[k] + 1.0 / bw[k];
+	}
 	for (size_t i = 0; i < nt; i++) {
 		int seq = (t[i].c & (NEST_SEQ_FIRST | NEST_SEQ_NEXT)) != 0;
 		if ((which != NEST_DENS_RETURN && seq != (which == NEST_DENS_SEQ)) || !t[i].h)
 			continue; /* or a sequence histogram no one reads (nest_seq.c) */
 		for (uint32_t half = 0; half < nest_tri_halves(&t[i]); half++)
 			dens_half(n, t[i].h + (size_t)half * nb, n->board.binw + (size_t)half * nb, m,
-			          reach, P, W);
+			          reach, P, W + (size_t)half * (nb + 1));
 	}
 	free(P);
 }
