@@ -18,3 +18,15 @@ bb_cli_test(bbnest_cutoff bbnest_cutoff.sh)
 bb_cli_test(bbnest_startcut bbnest_startcut.sh)
 bb_cli_test(bbnest_budget bbnest_budget.sh)
 bb_cli_test(bbnest_endcut bbnest_endcut.sh)
+
+# bbnest built with -DNEST_DIRECT=0 (every child of --global's flow found by the heap's
+# search, none by the direct path), for bbnest_direct.sh: the two give the same output.
+get_target_property(_bb_nest_src bb_nesting SOURCES)
+list(TRANSFORM _bb_nest_src PREPEND ${PROJECT_SOURCE_DIR}/nesting/)
+add_library(bb_nesting_nodirect STATIC ${_bb_nest_src})
+target_compile_definitions(bb_nesting_nodirect PRIVATE NEST_DIRECT=0)
+target_include_directories(bb_nesting_nodirect PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(bb_nesting_nodirect PUBLIC bb_viz bb_trace PRIVATE bb_flags ${MATH_LIB})
+add_executable(bbnest_nodirect ${PROJECT_SOURCE_DIR}/nesting/bbnest.c)
+target_link_libraries(bbnest_nodirect PRIVATE bb_nesting_nodirect bb_traceio bb_flags)
+bb_cli_test(bbnest_direct bbnest_direct.sh)
