@@ -85,24 +85,21 @@ void nest_densities(struct bb_nest *n, enum nest_dens which)
 	uint32_t nb = n->cfg.bins.n;
 	double r = floor(log(NEST_DENS_REACH) / log(n->cfg.bins.base));
 	uint32_t reach = r < (double)nb ? (uint32_t)r : nb;
-	double *P = bb_xmalloc(3 * ((size_t)nb + 1) * sizeof(*P)), *W = P + nb + 1;
+	double *P = bb_xmalloc(2 * ((size_t)nb + 1) * sizeof(*P)), *W = P + nb + 1;
 	struct triple *t = which == NEST_DENS_RETURN ? n->board.rsb.t : n->board.tri;
 	size_t nt = which == NEST_DENS_RETURN ? n->board.rsb.n : n->board.ntri;
-	/* the widths' prefix sums, in units of bin 1's, per half of binw */
-	for (uint32_t half = 0; half < 2; half++) {
-		const double *bw = n->board.binw + (size_t)half * nb;
-		double *w = W + (size_t)half * (nb + 1);
-		w[0] = 0;
-		for (uint32_t k = 0; k < nb; k++)
-			w[k + 1] = w[k] + 1.0 / bw[k];
-	}
+	/* the widths' prefix sums, in units of bin 1's: binw's two halves hold
+	 * the same widths (nest_bin_weights), so one table serves both */
+	W[0] = 0;
+	for (uint32_t k = 0; k < nb; k++)
+		W[k + 1] = W[k] + 1.0 / n->board.binw[k];
 	for (size_t i = 0; i < nt; i++) {
 		int seq = (t[i].c & (NEST_SEQ_FIRST | NEST_SEQ_NEXT)) != 0;
 		if ((which != NEST_DENS_RETURN && seq != (which == NEST_DENS_SEQ)) || !t[i].h)
 			continue; /* or a sequence histogram no one reads (nest_seq.c) */
 		for (uint32_t half = 0; half < nest_tri_halves(&t[i]); half++)
 			dens_half(n, t[i].h + (size_t)half * nb, n->board.binw + (size_t)half * nb, m,
-			          reach, P, W + (size_t)half * (nb + 1));
+			          reach, P, W);
 	}
 	free(P);
 }

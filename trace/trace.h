@@ -200,11 +200,6 @@ struct bb_tsrc *bb_tsrc_mem(const char *buf, size_t len, const char *name);
 void bb_tsrc_free(struct bb_tsrc *s);
 /* Whether the trace is in memory (mapped or a buffer), and its length then. */
 int bb_tsrc_in_memory(const struct bb_tsrc *s, size_t *len);
-/* Whether the first `lines` record lines are in timestamp order, by a quick
- * look at each line's first field: 0 when they are not, when a field is not
- * plainly DIGITS[.DIGITS] (the reader will judge it) or when the trace is not
- * in memory. In order, a reader needs only a small reorder window. */
-int bb_tsrc_in_order(const struct bb_tsrc *s, uint64_t lines);
 /* A new reader of the whole trace (bb_reader_free it before the next one): the
  * first from the stream's position, later ones from its start. NULL with err
  * set when the stream cannot be rewound or the reader fails. */

@@ -23,12 +23,9 @@ rig_unpack() {
 
 # rig_cut TRACE start|end SHARE OUT: TRACE without the lines before (start) or after (end)
 # SHARE of its span, as a capture begun or stopped while requests are in flight
+# (tests/rig/cut.sh)
 rig_cut() {
-	t0=$(grep -v '^#' "$1" | head -n 1 | cut -f1)
-	t1=$(grep -v '^#' "$1" | tail -n 1 | cut -f1)
-	awk -F'\t' -v t0="$t0" -v t1="$t1" -v f="$3" -v s="$2" \
-		'/^#/ || (s == "start" && $1 >= t0 + f * (t1 - t0)) ||
-		 (s == "end" && $1 <= t0 + f * (t1 - t0))' "$1" >"$4"
+	sh "$BB_SRC/tests/rig/cut.sh" "$1" "$2" "$3" >"$4" || exit 1
 }
 
 # rig_fixture FIXTURE LEVEL MAX_WRONG: at most MAX_WRONG of the instances wrong and the

@@ -22,12 +22,8 @@ for d in "$@"; do
 	fi
 	for lv in poisson-8 poisson-64 burst-8 burst-64; do
 		[ -f "$d/$lv.tr" ] || continue
-		t0=$(grep -v '^#' "$d/$lv.tr" | head -n 1 | cut -f1)
-		t1=$(grep -v '^#' "$d/$lv.tr" | tail -n 1 | cut -f1)
 		for f in ${CUTS:-0.2 0.4 0.6}; do
-			awk -F'\t' -v t0="$t0" -v t1="$t1" -v f="$f" -v s="$side" \
-				'/^#/ || (s == "start" && $1 >= t0 + f * (t1 - t0)) ||
-				 (s == "end" && $1 <= t0 + f * (t1 - t0))' "$d/$lv.tr" >"$tmp/c.tr"
+			sh "$here/cut.sh" "$d/$lv.tr" "$side" "$f" >"$tmp/c.tr" || exit 1
 			"$BB_BIN/bbnest" -q --json --no-bins "$tmp/c.tr" >"$tmp/c.json" || exit 1
 			line=$(python3 "$here/score.py" nest "$d/$lv.client.log" "$tmp/c.json" "$@" |
 				sed -n 1p)

@@ -1147,7 +1147,6 @@ static void test_tsrc(void)
 	size_t len;
 	CHECK_INT(bb_tsrc_in_memory(src, &len), 1);
 	CHECK(len > (size_t)16 << 20);
-	CHECK_INT(bb_tsrc_in_order(src, 4096), 1);
 	for (int pass = 0; pass < 2; pass++) {
 		CHECK(tsrc_read_all(src, 1, &got));
 		CHECK_INT(got, n);
@@ -1167,30 +1166,12 @@ static void test_tsrc(void)
 	fp = fmemopen((void *)(uintptr_t)text, sizeof text - 1, "r");
 	src = bb_tsrc_stream(fp, "m.tr");
 	CHECK_INT(bb_tsrc_in_memory(src, &len), 0);
-	CHECK_INT(bb_tsrc_in_order(src, 4096), 0);
 	for (int pass = 0; pass < 2; pass++) {
 		CHECK(tsrc_read_all(src, 1, &got));
 		CHECK_INT(got, 2);
 	}
 	bb_tsrc_free(src);
 	fclose(fp);
-
-	/* the quick order look: canonical decimal times only */
-	static const struct {
-		const char *text;
-		int in_order;
-	} cases[] = {
-		{"1.5\tx\n2.5\tx\n", 1},   {"2.5\tx\n1.5\tx\n", 0},   {"9.5\tx\n10.5\tx\n", 1},
-		{"10.5\tx\n9.5\tx\n", 0},  {"1.5\tx\n1.5\tx\n", 1},   {"1.55\tx\n1.5\tx\n", 0},
-		{"01.5\tx\n", 0},          {"1e9\tx\n", 0},           {"#c\n\n3\tx\n4\tx\n", 1},
-		{"1.12345678901\tx\n", 0}, {"1.5 x\n1.25 x\n", 0},
-	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		src = bb_tsrc_mem(cases[i].text, strlen(cases[i].text), "c.tr");
-		if (bb_tsrc_in_order(src, 4096) != cases[i].in_order)
-			UNIT_FAIL_("in_order(\"%s\") != %d", cases[i].text, cases[i].in_order);
-		bb_tsrc_free(src);
-	}
 }
 
 static void test_read_file_blocks(void)
