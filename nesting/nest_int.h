@@ -294,8 +294,14 @@ static inline uint64_t nest_mix64(uint64_t x)
  * (from the round before's) is the last: the next one would start from the
  * same anchors, or all but, and move as few or none (before the queue order,
  * on table1-normal round 2 moved 4 of 76,341 and every later round none; on
- * table1-par-medium 27, 14, 8, 8 of 290,000 parents). */
-#define NEST_SETTLED 1e-4
+ * table1-par-medium 27, 14, 8, 8 of 290,000 parents). At 1 in 10,000 before
+ * 2026-11-29: stopping at 1 in 1,000 changed the output of 70 of 173 traces
+ * and the instances wrong on them 627 -> 631 (30 fresh generated loads: 19,006
+ * -> 19,007), and saves table1-par-medium's fourth round (145 moved in its
+ * third, none in the fourth) and par-low's third (276 moved in its second):
+ * 6% and 11% of their instructions (docs/performance.md, "Rounds that move a
+ * thousandth"). */
+#define NEST_SETTLED 1e-3
 
 /* A round after one whose changes reach at most this share of the children
  * (each child with a candidate whose children changed) decides only those
