@@ -1364,11 +1364,17 @@ static int post_open(const struct pbuf *b, double sum)
 	return 0;
 }
 
+/* A build may set -DNEST_POST_BOUND=0 to weigh every change: the output is
+ * the same (test cli_bbnest_postbound), only slower. */
+#ifndef NEST_POST_BOUND
+#define NEST_POST_BOUND 1
+#endif
+
 static void post_child(struct bb_nest *n, struct refine *r, const uint32_t *asg, uint32_t ci,
                        struct pbuf *b)
 {
 	struct nest_global *g = &n->solve.glob;
-	post_changes(g, r, asg, ci, b, 1);
+	post_changes(g, r, asg, ci, b, NEST_POST_BOUND);
 	double sum = post_weigh(b);
 	if (post_open(b, sum)) { /* every change, as if none was left out */
 		post_changes(g, r, asg, ci, b, 0);

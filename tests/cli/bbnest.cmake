@@ -19,14 +19,25 @@ bb_cli_test(bbnest_startcut bbnest_startcut.sh)
 bb_cli_test(bbnest_budget bbnest_budget.sh)
 bb_cli_test(bbnest_endcut bbnest_endcut.sh)
 
-# bbnest built with -DNEST_DIRECT=0 (every child of --global's flow found by the heap's
-# search, none by the direct path), for bbnest_direct.sh: the two give the same output.
+# bbnest_NAME: bbnest built with the nesting library's DEFINE (a shortcut turned off),
+# for a test that compares its output with bbnest's.
 get_target_property(_bb_nest_src bb_nesting SOURCES)
 list(TRANSFORM _bb_nest_src PREPEND ${PROJECT_SOURCE_DIR}/nesting/)
-add_library(bb_nesting_nodirect STATIC ${_bb_nest_src})
-target_compile_definitions(bb_nesting_nodirect PRIVATE NEST_DIRECT=0)
-target_include_directories(bb_nesting_nodirect PUBLIC ${PROJECT_SOURCE_DIR})
-target_link_libraries(bb_nesting_nodirect PUBLIC bb_viz bb_trace PRIVATE bb_flags ${MATH_LIB})
-add_executable(bbnest_nodirect ${PROJECT_SOURCE_DIR}/nesting/bbnest.c)
-target_link_libraries(bbnest_nodirect PRIVATE bb_nesting_nodirect bb_traceio bb_flags)
+function(bb_nest_variant name define)
+  add_library(bb_nesting_${name} STATIC ${_bb_nest_src})
+  target_compile_definitions(bb_nesting_${name} PRIVATE ${define})
+  target_include_directories(bb_nesting_${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(bb_nesting_${name} PUBLIC bb_viz bb_trace PRIVATE bb_flags ${MATH_LIB})
+  add_executable(bbnest_${name} ${PROJECT_SOURCE_DIR}/nesting/bbnest.c)
+  target_link_libraries(bbnest_${name} PRIVATE bb_nesting_${name} bb_traceio bb_flags)
+endfunction()
+
+# Every child of --global's flow found by the heap's search, none by the direct path:
+# the same output (bbnest_direct.sh).
+bb_nest_variant(nodirect NEST_DIRECT=0)
 bb_cli_test(bbnest_direct bbnest_direct.sh)
+
+# The count intervals' posterior weighing every change, none left out by its bound:
+# the same output (bbnest_postbound.sh).
+bb_nest_variant(nobound NEST_POST_BOUND=0)
+bb_cli_test(bbnest_postbound bbnest_postbound.sh)
