@@ -59,6 +59,9 @@ static void usage(FILE *out)
 	        "      --global              choose all parents at once: the best assignment\n"
 	        "                            under the child counts the call counts support\n"
 	        "                            (needs the messages in memory: see --memory)\n"
+	        "      --rounds N            --global: at most N rounds, each from the last\n"
+	        "                            one's parents (default 6; fewer cost less CPU\n"
+	        "                            and get more wrong at load)\n"
 	        "      --sequence            measure a child from its candidate parent's latest\n"
 	        "                            returned child, or its start when none (needs the\n"
 	        "                            messages in memory)\n"
@@ -269,6 +272,7 @@ enum {
 	OPT_RETURN_SCORE,
 	OPT_REASSIGN,
 	OPT_GLOBAL,
+	OPT_ROUNDS,
 	OPT_NO_CONTENT,
 	OPT_GREEDY,
 	OPT_SEQUENCE,
@@ -305,6 +309,7 @@ static const struct option longopts[] = {
 	{"return-score", no_argument, NULL, OPT_RETURN_SCORE},
 	{"reassign", no_argument, NULL, OPT_REASSIGN},
 	{"global", no_argument, NULL, OPT_GLOBAL},
+	{"rounds", required_argument, NULL, OPT_ROUNDS},
 	{"no-content", no_argument, NULL, OPT_NO_CONTENT},
 	{"greedy", no_argument, NULL, OPT_GREEDY},
 	{"sequence", no_argument, NULL, OPT_SEQUENCE},
@@ -428,6 +433,12 @@ static int algorithm_option(int c, const char *arg, struct bb_nest_params *p)
 	case OPT_TIMEOUT:
 		if (bb_duration_parse(arg, &p->open_timeout_ns) != 0)
 			return bb_usage_error(prog, "--timeout: bad duration '%s'", arg);
+		return 0;
+	case OPT_ROUNDS:
+		if (parse_count(arg, &u) != 0 || u < 1 || u > BB_NEST_ROUNDS_MAX)
+			return bb_usage_error(prog, "--rounds: expected 1 to %d, not '%s'",
+			                      BB_NEST_ROUNDS_MAX, arg);
+		p->rounds = (unsigned)u;
 		return 0;
 	case OPT_MEMORY:
 		if (parse_count(arg, &u) != 0 || u > ((uint64_t)SIZE_MAX >> 20))

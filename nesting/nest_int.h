@@ -278,14 +278,16 @@ static inline uint64_t nest_mix64(uint64_t x)
  * requests (nest_alias_roots). */
 #define NEST_ALIAS_ROOT 0.99
 
-/* --global solves this many times, each round from the last one's parents
+/* --global solves at most this many times by default (--rounds, params
+ * rounds), each round from the last one's parents
  * (context, and the sequence gaps nest_seq_from_assignment learns from
  * them). Each round after the second still moves 0.2-3% of the parents at
  * high load and gains there (the rig's second app at 64 in flight: 9.6% of
  * the instances wrong after 2 rounds, 4.7% after 3, 1.9% after 6, 1.7% after
  * 10); each costs a replay and a solve (figure 17's trace: 5.5 s of CPU with
- * 2, 11.1 s with 6). A build may set another (-DNEST_GLOBAL_ROUNDS=N in
- * CMAKE_C_FLAGS) to measure what the rounds buy (docs/performance.md). */
+ * 2, 11.1 s with 6). A build may set another default (-DNEST_GLOBAL_ROUNDS=N
+ * in CMAKE_C_FLAGS); `--rounds N` measures what the rounds buy
+ * (tests/bench/bench_rounds.sh, docs/performance.md). */
 #ifndef NEST_GLOBAL_ROUNDS
 #define NEST_GLOBAL_ROUNDS 6
 #endif

@@ -25,6 +25,7 @@ void bb_nest_params_init(struct bb_nest_params *p)
 	p->learn_parallel = 1;
 	p->return_score = BB_NEST_AUTO;
 	p->global = BB_NEST_AUTO;
+	p->rounds = NEST_GLOBAL_ROUNDS;
 }
 
 int bb_nest_params_check(const struct bb_nest_params *p, struct bb_err *err)
@@ -52,6 +53,10 @@ int bb_nest_params_check(const struct bb_nest_params *p, struct bb_err *err)
 	if (!(p->penalty_x >= 0) || !(p->penalty_y >= 0) || !(p->penalty_z >= 0) ||
 	    p->penalty_x > 100 || p->penalty_y > 100 || p->penalty_z > 100) {
 		bb_err_set(err, "penalties must be in [0, 100]");
+		return BB_ERR_ARG;
+	}
+	if (p->rounds < 1 || p->rounds > BB_NEST_ROUNDS_MAX) {
+		bb_err_set(err, "rounds must be in [1, %d]", BB_NEST_ROUNDS_MAX);
 		return BB_ERR_ARG;
 	}
 	if (p->scoreboard != BB_NEST_SB_AUTO && p->scoreboard != BB_NEST_SB_EDGE &&
@@ -304,7 +309,8 @@ static void solve_lean(struct bb_nest *n, int moved, int last)
 static void global_rounds(struct bb_nest *n)
 {
 	n->solve.settled = 0;
-	for (int r = 0; r < NEST_GLOBAL_ROUNDS && !n->solve.settled; r++) {
+	const int rounds = (int)n->cfg.p.rounds;
+	for (int r = 0; r < rounds && !n->solve.settled; r++) {
 		int moved = 0;
 		if (r)
 			nest_content_relearn(n); /* from the round before's parents */
@@ -312,7 +318,7 @@ static void global_rounds(struct bb_nest *n)
 			moved = nest_seq_from_assignment(n);
 		else if (r)
 			moved = nest_seq_from_global(n);
-		n->solve.last_round = r == NEST_GLOBAL_ROUNDS - 1;
+		n->solve.last_round = r == rounds - 1;
 		n->solve.round = r;
 		if (r)
 			nest_queue_starts(n);
@@ -335,7 +341,7 @@ static void global_rounds(struct bb_nest *n)
 		n->st.global_rounds++;
 		if (!n->solve.glob.full) {
 			nest_queue_weigh(n);
-			solve_lean(n, moved, r == NEST_GLOBAL_ROUNDS - 1);
+			solve_lean(n, moved, r == rounds - 1);
 			n->st.global_used = 1;
 		} else if (moved) {
 			n->solve.gpar = nest_seq_parents(n); /* the last round's stand */
@@ -514,8 +520,10 @@ static struct bb_vval *params_vval(const struct bb_nest *n)
 	}
 	if (p->reassign)
 		bb_vval_set(o, "reassign", bb_vval_bool(1));
-	if (p->global)
+	if (p->global) {
 		bb_vval_set(o, "global", bb_vval_bool(1));
+		bb_vval_set_int(o, "rounds", (int64_t)p->rounds);
+	}
 	bb_vval_set(o, "content", bb_vval_bool(p->content));
 	if (p->sequence)
 		bb_vval_set(o, "sequence", bb_vval_bool(1));

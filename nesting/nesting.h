@@ -68,6 +68,10 @@ struct bb_nest_params {
 	                            highest product of scores under the capacities the
 	                            call counts support (needs the messages in memory: see
 	                            docs/nesting.md, "Global assignment") */
+	unsigned rounds;         /* --global: at most this many rounds, each from the
+	                            round before's parents (default 6; a round that
+	                            settles is the last: docs/nesting.md, "At
+	                            real load") */
 	int sequence;            /* score a child by its gap from its candidate parent's
 	                            start or previous child's return (docs/nesting.md,
 	                            "Sequences"; needs the messages in memory) */
@@ -88,6 +92,9 @@ struct bb_nest_params {
 /* The default memory budget for pass 2's records: 256 MiB, about 16 million
  * messages (a trace file over 512 MiB streams at once). */
 #define BB_NEST_MEMORY_DEFAULT ((size_t)256 << 20)
+
+/* --rounds at most (params rounds). */
+#define BB_NEST_ROUNDS_MAX 100
 
 /* The oracle's skew window is at least this (100 ms): see bb_nest_new. */
 #define BB_NEST_ORACLE_WINDOW_NS INT64_C(100000000)
@@ -131,7 +138,7 @@ struct bb_nest_stats {
 	uint64_t global_refined;    /* --global: children the callee sets moved (nest_refine.c) */
 	uint64_t global_refine_stopped; /* --global: rounds whose refinement stopped at its
 	                                   budget (NEST_REFINE_BUDGET) */
-	uint64_t global_rounds;     /* --global: the rounds solved (NEST_GLOBAL_ROUNDS at most) */
+	uint64_t global_rounds;     /* --global: the rounds solved (params rounds at most) */
 	uint64_t global_cycled;     /* --global: children kept back from a two-round cycle */
 	uint64_t global_near_rounds; /* --global: rounds that decided only the children near
 	                                the round before's changes (the rest kept) */
