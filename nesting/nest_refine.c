@@ -608,10 +608,34 @@ static int stale(const struct nest_global *g, const struct refine *r, uint32_t c
 	return 0;
 }
 
+/* Children with more candidates than this find a parent's entry by
+ * bisection (g->par_sorted), the others by a scan: on the rig's second app
+ * at bursts of 64 (44 candidates a child) the scans were 40% of bbnest's CPU.
+ * A build may set another (-DNEST_ENTRY_SCAN=0x7fffffff scans every child:
+ * bbnest_scan, tests/cli/bbnest_scan.sh). */
+#ifndef NEST_ENTRY_SCAN
+#define NEST_ENTRY_SCAN 8
+#endif
+
 /* The entry of child y whose parent is par, or BB_NONE. */
 static uint32_t entry_to(const struct nest_global *g, uint32_t y, uint32_t par)
 {
 	const struct nest_gchild *x = &g->ch[y];
+	if (g->par_sorted && x->nc > NEST_ENTRY_SCAN) {
+		/* one entry at most has par: the same answer as the scan */
+		uint32_t lo = x->off, hi = x->off + x->nc;
+		if (par < g->ent[lo].par || par > g->ent[hi - 1].par)
+			return BB_NONE; /* not among its candidates' calls */
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (g->ent[mid].par < par)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < x->off + x->nc && g->ent[lo].par == par && !isinf(g->ent[lo].w) ? lo
+		                                                                           : BB_NONE;
+	}
 	for (uint32_t j = 0; j < x->nc; j++)
 		if (g->ent[x->off + j].par == par && !isinf(g->ent[x->off + j].w))
 			return x->off + j;
@@ -1126,6 +1150,15 @@ static uint32_t flat_kind(struct bb_nest *n, struct refine *r)
 static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 {
 	struct nest_global *g = &n->solve.glob;
+	g->par_sorted = 1; /* of the children entry_to bisects */
+	for (uint32_t ci = 0; ci < g->nch && g->par_sorted; ci++) {
+		const struct nest_gchild *x = &g->ch[ci];
+		for (uint32_t j = 1; x->nc > NEST_ENTRY_SCAN && j < x->nc; j++)
+			if (g->ent[x->off + j].par <= g->ent[x->off + j - 1].par) {
+				g->par_sorted = 0;
+				break;
+			}
+	}
 	r->pidx = bb_xcalloc(n->recs.nrec ? n->recs.nrec : 1, sizeof(*r->pidx));
 	r->kid = bb_xmalloc((g->nch + 1) * sizeof(*r->kid));
 	r->seen = bb_xcalloc(g->nch + 1, sizeof(*r->seen));

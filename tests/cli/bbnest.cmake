@@ -41,3 +41,8 @@ bb_cli_test(bbnest_direct bbnest_direct.sh)
 # the same output (bbnest_postbound.sh).
 bb_nest_variant(nobound NEST_POST_BOUND=0)
 bb_cli_test(bbnest_postbound bbnest_postbound.sh)
+
+# A parent's entry found by a scan of every child's candidates, none by bisection:
+# the same output (bbnest_scan.sh).
+bb_nest_variant(scan NEST_ENTRY_SCAN=0x7fffffff)
+bb_cli_test(bbnest_scan bbnest_scan.sh)

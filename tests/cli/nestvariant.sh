@@ -18,13 +18,18 @@ cfg=$BB_SRC/maketrace/configs
 "$BB_BIN/maketrace" -q -o shop.tr "$cfg/load/shop-r305.json" || no "maketrace failed"
 
 # variant_same NAME TRACE FILTER: bbnest's JSON on TRACE (NAME.json) and the variant's
-# (NAME.variant.json) the same through the jq FILTER; returns 1 when either failed
+# (NAME.variant.json) the same through the jq FILTER; returns 1 when either failed or
+# they differ
 variant_same() {
 	"$BB_BIN/bbnest" -q --json --no-bins "$2" >"$1.json" || { no "$1: bbnest failed"; return 1; }
 	"$BB_BIN/bbnest_$VARIANT" -q --json --no-bins "$2" >"$1.variant.json" ||
 		{ no "$1: bbnest_$VARIANT failed"; return 1; }
 	jq -S "$3" "$1.json" >"$1.a"
 	jq -S "$3" "$1.variant.json" >"$1.b"
-	cmp -s "$1.a" "$1.b" || { no "$1: the outputs differ"; diff "$1.a" "$1.b" | head -20; }
+	cmp -s "$1.a" "$1.b" || {
+		no "$1: the outputs differ"
+		diff "$1.a" "$1.b" | head -20
+		return 1
+	}
 	return 0
 }
