@@ -220,10 +220,6 @@ struct nest_global {
 	size_t npc_was, npar_was; /* the last round's network: its (parent, callee) and
 	                             parent nodes (the same candidates make the same
 	                             ones), the next network's first allocation */
-	int par_sorted;   /* during the refinement: the entries of every child with
-	                     many in strictly increasing parent record (candidates
-	                     come in call order), so a parent's entry is found by
-	                     bisection (nest_refine.c, entry_to) */
 };
 
 /* ---- patterns (nest_paths.c) ------------------------------------------------- */

@@ -125,6 +125,9 @@ struct refine {
 	uint64_t keys;   /* the sequences hashed (seq_key) */
 	uint64_t budget; /* ... at most, before the sweeps stop (NEST_REFINE_BUDGET) */
 	int spent;       /* the sweeps stopped at the budget */
+	int par_sorted;  /* the entries of every child with more than NEST_ENTRY_SCAN
+	                    in strictly increasing parent record (candidates come in
+	                    call order): entry_to bisects them */
 };
 
 static uint64_t count_key(uint32_t kind, uint64_t seq)
@@ -609,7 +612,7 @@ static int stale(const struct nest_global *g, const struct refine *r, uint32_t c
 }
 
 /* Children with more candidates than this find a parent's entry by
- * bisection (g->par_sorted), the others by a scan: on the rig's second app
+ * bisection (r->par_sorted), the others by a scan: on the rig's second app
  * at bursts of 64 (44 candidates a child) the scans were 40% of bbnest's CPU.
  * A build may set another (-DNEST_ENTRY_SCAN=0x7fffffff scans every child:
  * bbnest_scan, tests/cli/bbnest_scan.sh). */
@@ -618,23 +621,23 @@ static int stale(const struct nest_global *g, const struct refine *r, uint32_t c
 #endif
 
 /* The entry of child y whose parent is par, or BB_NONE. */
-static uint32_t entry_to(const struct nest_global *g, uint32_t y, uint32_t par)
+static uint32_t entry_to(const struct nest_global *g, const struct refine *r, uint32_t y,
+                         uint32_t par)
 {
 	const struct nest_gchild *x = &g->ch[y];
-	if (g->par_sorted && x->nc > NEST_ENTRY_SCAN) {
+	if (r->par_sorted && x->nc > NEST_ENTRY_SCAN) {
 		/* one entry at most has par: the same answer as the scan */
 		uint32_t lo = x->off, hi = x->off + x->nc;
 		if (par < g->ent[lo].par || par > g->ent[hi - 1].par)
 			return BB_NONE; /* not among its candidates' calls */
-		while (lo < hi) {
+		while (lo < hi) { /* the first entry whose par is not less (one is not) */
 			uint32_t mid = lo + (hi - lo) / 2;
 			if (g->ent[mid].par < par)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		return lo < x->off + x->nc && g->ent[lo].par == par && !isinf(g->ent[lo].w) ? lo
-		                                                                           : BB_NONE;
+		return g->ent[lo].par == par && !isinf(g->ent[lo].w) ? lo : BB_NONE;
 	}
 	for (uint32_t j = 0; j < x->nc; j++)
 		if (g->ent[x->off + j].par == par && !isinf(g->ent[x->off + j].w))
@@ -733,7 +736,7 @@ static void best_rotation(struct nest_global *g, struct refine *r, const uint32_
 				for (uint32_t z = s->head; z != BB_NONE; z = r->kid[z].next) {
 					if (g->ch[z].c != x->c || !(ds + U + r->kid[z].w > b->gain - BOUND_SLACK))
 						continue;
-					uint32_t ez1 = entry_to(g, z, p0);
+					uint32_t ez1 = entry_to(g, r, z, p0);
 					if (ez1 == BB_NONE)
 						continue;
 					double d = ds + dsib + sib(r, s, y, z) + sib(r, p, z, ci) -
@@ -793,7 +796,7 @@ static struct change best_change(struct nest_global *g, struct refine *r, const 
 		for (uint32_t y = q->head; y != BB_NONE; y = r->kid[y].next) {
 			if (!(cap + r->kid[y].w > b.gain - BOUND_SLACK))
 				continue;
-			uint32_t ey1 = entry_to(g, y, p0);
+			uint32_t ey1 = entry_to(g, r, y, p0);
 			if (ey1 == BB_NONE || !fits(g, r, q, ci, y) || !fits(g, r, p, y, ci))
 				continue;
 			double ds = dt + r->kid[y].w - g->ent[ey1].w - sq + sib(r, q, ci, y) +
@@ -883,7 +886,7 @@ static int deal_make(const struct nest_global *g, const struct refine *r, const 
 				return 0;
 			struct deal_kid k = {y, {BB_NONE, BB_NONE}, s, 0};
 			k.e[s] = asg[y];
-			k.e[1 - s] = entry_to(g, y, par[1 - s]);
+			k.e[1 - s] = entry_to(g, r, y, par[1 - s]);
 			if (k.e[1 - s] != BB_NONE) {
 				if (D->nfree == REDEAL_FREE)
 					return 0;
@@ -1150,12 +1153,12 @@ static uint32_t flat_kind(struct bb_nest *n, struct refine *r)
 static void build(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 {
 	struct nest_global *g = &n->solve.glob;
-	g->par_sorted = 1; /* of the children entry_to bisects */
-	for (uint32_t ci = 0; ci < g->nch && g->par_sorted; ci++) {
+	r->par_sorted = 1; /* of the children entry_to bisects */
+	for (uint32_t ci = 0; ci < g->nch && r->par_sorted; ci++) {
 		const struct nest_gchild *x = &g->ch[ci];
 		for (uint32_t j = 1; x->nc > NEST_ENTRY_SCAN && j < x->nc; j++)
 			if (g->ent[x->off + j].par <= g->ent[x->off + j - 1].par) {
-				g->par_sorted = 0;
+				r->par_sorted = 0;
 				break;
 			}
 	}
@@ -1349,7 +1352,7 @@ static void post_changes(struct nest_global *g, struct refine *r, const uint32_t
 				          t1, g->ent[e1].par, BB_NONE);
 		}
 		for (uint32_t y = q->head; y != BB_NONE; y = r->kid[y].next) {
-			uint32_t ey1 = entry_to(g, y, p0);
+			uint32_t ey1 = entry_to(g, r, y, p0);
 			if (ey1 == BB_NONE || !fits(g, r, q, ci, y) || !fits(g, r, p, y, ci))
 				continue;
 			double dw = dt + r->kid[y].w - g->ent[ey1].w;
@@ -1559,7 +1562,7 @@ static void cyc_groups(const struct nest_global *g, struct refine *r, const uint
 		if (op == g->ent[asg[ci]].par)
 			continue;
 		if (op != BB_NONE && r->pidx[op])
-			e = entry_to(g, ci, op);
+			e = entry_to(g, r, ci, op);
 		w->mc[m] = ci;
 		w->oldp[m] = e == BB_NONE ? BB_NONE : op;
 		w->up[m] = m;
@@ -1659,7 +1662,7 @@ static size_t cycles(struct bb_nest *n, struct refine *r, uint32_t *asg)
 		}
 		if (keep)
 			for (uint32_t m = w.ghead[k]; m != BB_NONE; m = w.gnext[m], back++)
-				do_move(g, r, asg, w.mc[m], entry_to(g, w.mc[m], w.oldp[m]));
+				do_move(g, r, asg, w.mc[m], entry_to(g, r, w.mc[m], w.oldp[m]));
 	}
 	nest_heap_sample(n); /* the groups' tables */
 	qsort(out, nc, sizeof(*out), cmp_cyc);
