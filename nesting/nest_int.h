@@ -302,7 +302,13 @@ static inline uint64_t nest_mix64(uint64_t x)
  * -> 19,007), and saves table1-par-medium's fourth round (145 moved in its
  * third, none in the fourth) and par-low's third (276 moved in its second):
  * 6% and 11% of their instructions (docs/performance.md, "Rounds that move a
- * thousandth"). */
+ * thousandth"). So is a round whose moves change the callee sequences of at
+ * most this share (of the children) of parents: the others only passed
+ * children between calls of the same sequence, which no pattern shows
+ * (nest_refine.c, reshaped). table1-par-medium's second round moves 22,380
+ * children and reshapes 146 parents, short's 111 and none, social-r520's
+ * second to fifth 971, 433, 198, 99 and 531, 216, 104, 45 (docs/performance.md,
+ * "Rounds that reshape no pattern"). */
 #define NEST_SETTLED 1e-3
 
 /* A round after one whose changes reach at most this share of the children
@@ -466,8 +472,8 @@ struct nest_solve {
 	size_t ncyc;
 	int round;                /* --global: the round solving (0 the first) */
 	int last_round;           /* --global: the last round, whose refinement fills post */
-	int settled;              /* --global: this round moved at most NEST_SETTLED of
-	                             the parents; its refinement filled post */
+	int settled;              /* --global: this round moved or reshaped at most
+	                             NEST_SETTLED of the parents; its refinement filled post */
 	struct bb_nest_cap *acap; /* --global: the capacities assumed (nest_caps_note) */
 	size_t nacap;
 };
