@@ -307,7 +307,7 @@ static inline uint64_t nest_mix64(uint64_t x)
  * children between calls of the same sequence, which no pattern shows
  * (nest_refine.c, reshaped). table1-par-medium's second round moves 22,380
  * children and reshapes 146 parents, short's 111 and none, social-r520's
- * second to fifth 971, 433, 198, 99 and 531, 216, 104, 45 (docs/performance.md,
+ * second to fifth 971, 433, 198, 99 and 582, 251, 117, 53 (docs/performance.md,
  * "Rounds that reshape no pattern"). */
 #define NEST_SETTLED 1e-3
 

@@ -5,9 +5,9 @@
 # 7,626 children (1.5%, over the 1 in 1,000 that settles a run by itself) and reshapes no
 # parent: the run stops after two rounds, with 6 of 2,542 instances wrong as with three
 # (at most 3 per mille allowed). The social-network load at 390 requests a second keeps
-# reshaping tens of parents a round (293, 127 and 74 in rounds 3 to 5 of 13,249) and runs
-# all six rounds, within issue 14's target for generated loads (3.2% of the instances
-# wrong; at most 5%).
+# reshaping parents (405, 178, 64 and 40 in rounds 2 to 5, where 20 of its 20,857
+# children would settle it) and runs all six rounds, within issue 14's target for
+# generated loads (3.2% of the instances wrong; at most 5%).
 set -u
 : "${BB_BIN:?}" "${BB_SRC:?}" "${BB_TMP:?}"
 mkdir -p "$BB_TMP"
