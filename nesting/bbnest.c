@@ -60,7 +60,7 @@ static void usage(FILE *out)
 	        "                            under the child counts the call counts support\n"
 	        "                            (needs the messages in memory: see --memory)\n"
 	        "      --rounds N            --global: at most N rounds, each from the last\n"
-	        "                            one's parents (default 6; fewer cost less CPU\n"
+	        "                            one's parents (default 10; fewer cost less CPU\n"
 	        "                            and get more wrong at load)\n"
 	        "      --sequence            measure a child from its candidate parent's latest\n"
 	        "                            returned child, or its start when none (needs the\n"

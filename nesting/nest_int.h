@@ -285,11 +285,17 @@ static inline uint64_t nest_mix64(uint64_t x)
  * high load and gains there (the rig's second app at 64 in flight: 9.6% of
  * the instances wrong after 2 rounds, 4.7% after 3, 1.9% after 6, 1.7% after
  * 10); each costs a replay and a solve (figure 17's trace: 5.5 s of CPU with
- * 2, 11.1 s with 6). A build may set another default (-DNEST_GLOBAL_ROUNDS=N
- * in CMAKE_C_FLAGS); `--rounds N` measures what the rounds buy
+ * 2, 11.1 s with 6). Ten since the rounds stop by themselves once their
+ * moves reshape no pattern (NEST_SETTLED): only traces still reshaping run
+ * more, and there 10 against 6 put 18,470 instead of 19,010 of 30 fresh
+ * generated loads' instances wrong, 556 instead of 737 of the rig's 48
+ * timing-only runs (--no-content), for 1.2-1.5 times the CPU; Table 1's
+ * traces and figure 17's settle in 2 or 3 (docs/performance.md, "Ten rounds
+ * at most"). A build may set another default (-DNEST_GLOBAL_ROUNDS=N in
+ * CMAKE_C_FLAGS); `--rounds N` measures what the rounds buy
  * (tests/bench/bench_rounds.sh, docs/performance.md). */
 #ifndef NEST_GLOBAL_ROUNDS
-#define NEST_GLOBAL_ROUNDS 6
+#define NEST_GLOBAL_ROUNDS 10
 #endif
 
 /* ... but a round that moves at most this share of the children's parents

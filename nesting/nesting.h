@@ -69,7 +69,7 @@ struct bb_nest_params {
 	                            call counts support (needs the messages in memory: see
 	                            docs/nesting.md, "Global assignment") */
 	unsigned rounds;         /* --global: at most this many rounds, each from the
-	                            round before's parents (default 6; a round that
+	                            round before's parents (default 10; a round that
 	                            settles is the last: docs/nesting.md, "At
 	                            real load") */
 	int sequence;            /* score a child by its gap from its candidate parent's

@@ -1,15 +1,15 @@
 #!/bin/sh
 # bench_rounds.sh - what bbnest's --global rounds buy and cost: for Table 1's short, par-low
 # and par-medium traces, figure 17's (multitier-par42) and five generated loads at and
-# beyond 1.6 open calls a node, with --rounds 1, 2, 3 and the default (6, or fewer when a
-# round settles): the rounds run, the share of path instances wrong (instance false
+# beyond 1.6 open calls a node, with --rounds 1, 2, 3, 6 and the default (10, or fewer when
+# a round settles): the rounds run, the share of path instances wrong (instance false
 # negatives / true instances, bbnest --truth), the most top-N patterns missed at 2% for
 # N <= 30 (figure 17's measure), and the CPU seconds (user + system, bbnest --stats; the
 # least of RUNS runs without --truth, as bench_nesting measures Table 1). Prints a
 # markdown table (docs/performance.md, "What the rounds buy"); asserts nothing.
 # usage: sh tests/bench/bench_rounds.sh BUILD_DIR [CONFIG...]   (needs jq)
 #   CONFIG: maketrace configs (default: the eight above)
-#   ROUNDS: the --rounds values (default "1 2 3 6"); RUNS: timed runs each (default 3)
+#   ROUNDS: the --rounds values (default "1 2 3 6 10"); RUNS: timed runs each (default 3)
 #   Scratch files go to ${BB_TMP:-/tmp}/bbnest-rounds.
 set -eu
 [ $# -ge 1 ] || { echo "usage: sh $0 BUILD_DIR [CONFIG...]" >&2; exit 2; }
@@ -20,7 +20,7 @@ cfg=$src/maketrace/configs
 tmp=${BB_TMP:-/tmp}/bbnest-rounds
 mkdir -p "$tmp"
 command -v jq >/dev/null 2>&1 || { echo "$0: error: needs jq" >&2; exit 1; }
-rounds=${ROUNDS:-1 2 3 6}
+rounds=${ROUNDS:-1 2 3 6 10}
 runs=${RUNS:-3}
 [ $# -gt 0 ] || set -- "$cfg/table1-short.json" "$cfg/table1-par-low.json" \
 	"$cfg/table1-par-medium.json" "$cfg/multitier-par42.json" \

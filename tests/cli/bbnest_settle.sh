@@ -6,8 +6,8 @@
 # parent: the run stops after two rounds, with 6 of 2,542 instances wrong as with three
 # (at most 3 per mille allowed). The social-network load at 390 requests a second keeps
 # reshaping parents (405, 178, 64 and 40 in rounds 2 to 5, where 20 of its 20,857
-# children would settle it) and runs all six rounds, within issue 14's target for
-# generated loads (3.2% of the instances wrong; at most 5%).
+# children would settle it) and runs 8 of its 10 rounds at most, within issue 14's target
+# for generated loads (3.1% of the instances wrong; at most 5%): at least 6 required.
 set -u
 : "${BB_BIN:?}" "${BB_SRC:?}" "${BB_TMP:?}"
 mkdir -p "$BB_TMP"
@@ -16,16 +16,16 @@ command -v jq >/dev/null 2>&1 || { echo "SKIP: needs jq"; exit 77; }
 fail=0
 no() { echo "FAIL: $*"; fail=1; }
 cfg=$BB_SRC/maketrace/configs
-check() { # NAME TRACE ROUNDS MAX_PER_MILLE
+check() { # NAME TRACE MIN_ROUNDS MAX_ROUNDS MAX_PER_MILLE
 	"$BB_BIN/bbnest" -q --truth --json --no-bins "$2" >"$1.json" || { no "$1: bbnest failed"; return; }
-	set -- "$1" "$2" "$3" "$4" "$(jq .stats.global_rounds "$1.json")" \
+	set -- "$1" "$2" "$3" "$4" "$5" "$(jq .stats.global_rounds "$1.json")" \
 		"$(jq '.accuracy.instances | (1000 * .fn / .true | floor)' "$1.json")"
-	echo "$1: $5 rounds; $6 per mille of the instances wrong"
-	[ "$5" = "$3" ] || no "$1: $5 rounds run (want $3)"
-	[ "$6" -le "$4" ] || no "$1: $6 per mille wrong (at most $4)"
+	echo "$1: $6 rounds; $7 per mille of the instances wrong"
+	[ "$6" -ge "$3" ] && [ "$6" -le "$4" ] || no "$1: $6 rounds run (want $3 to $4)"
+	[ "$7" -le "$5" ] || no "$1: $7 per mille wrong (at most $5)"
 }
 "$BB_BIN/maketrace" -q -o short.tr "$cfg/table1-short.json" || no "maketrace failed"
-check table1-short short.tr 2 3
+check table1-short short.tr 2 2 3
 "$BB_BIN/maketrace" -q -o social.tr "$cfg/load/social-r390.json" || no "maketrace failed"
-check social-r390 social.tr 6 50
+check social-r390 social.tr 6 10 50
 exit $fail

@@ -1661,9 +1661,9 @@ static void test_params_check(void)
 	CHECK_INT(p.scoreboard, BB_NEST_SB_AUTO);
 	p.scoreboard = (enum bb_nest_scoreboard)7;
 	CHECK(bb_nest_params_check(&p, &err) < 0);
-	/* --global's rounds: 1 .. BB_NEST_ROUNDS_MAX, 6 by default */
+	/* --global's rounds: 1 .. BB_NEST_ROUNDS_MAX, 10 by default */
 	greedy_params(&p);
-	CHECK_INT(p.rounds, 6);
+	CHECK_INT(p.rounds, 10);
 	p.rounds = 0;
 	CHECK(bb_nest_params_check(&p, &err) < 0);
 	p.rounds = BB_NEST_ROUNDS_MAX + 1;
