@@ -7,12 +7,14 @@
 # libnghttp2-dev for the HPACK benchmark only)
 # are for the tests that capture real traffic in network namespaces; tshark is
 # their oracle. libcurl sends bbnest --otlp-endpoint; protoc and python3-protobuf
-# are the OTLP test's independent parser; chromium (headless) loads bbreport's page. apt's policy here keeps the servers from starting on install.
+# are the OTLP test's independent parser; chromium (headless) loads bbreport's page;
+# groff-base renders the man pages for their check. apt's policy here keeps the servers
+# from starting on install.
 set -eu
 
 PKGS="build-essential cmake pkg-config clang libclang-rt-14-dev
 libpcap-dev libnids-dev libfftw3-dev libgraphviz-dev graphviz libjansson-dev
-zlib1g-dev libzstd-dev zstd
+zlib1g-dev libzstd-dev zstd groff-base
 tcpdump
 iproute2 ethtool curl dnsmasq-base dnsutils rpcbind nginx-light wrk tshark bc
 redis-server redis-tools memcached libmemcached-tools postgresql postgresql-contrib

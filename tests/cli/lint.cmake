@@ -8,3 +8,5 @@ if(BB_PYTHON3)
 endif()
 # no_getenv: the modules read no environment variable (settings are flags).
 add_test(NAME cli_no_getenv COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/no_getenv.sh ${PROJECT_SOURCE_DIR})
+# man_render: every man page renders without a groff warning or a control character.
+bb_cli_test(man_render man_render.sh)
