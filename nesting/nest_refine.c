@@ -1685,82 +1685,66 @@ static void cycles_open(struct bb_nest *n)
 	}
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* A child in a parent's sequence, this round's or the one before's. */
+/* A child in a parent's sequence, this round's (w 0) or the one before's (w 1). */
 struct skid {
-	uint64_t key; /* the parent's place in the sorted parents, which one, the child's record */
-	uint32_t callee;
+	uint32_t par, w, ridx, ci;
 };
 
 static int cmp_skid(const void *a, const void *b)
 {
-	uint64_t x = ((const struct skid *)a)->key, y = ((const struct skid *)b)->key;
-	return (x > y) - (x < y);
+	const struct skid *x = a, *y = b;
+	if (x->par != y->par)
+		return x->par < y->par ? -1 : 1;
+	if (x->w != y->w)
+		return x->w < y->w ? -1 : 1;
+	return (x->ridx > y->ridx) - (x->ridx < y->ridx);
 }
 
 /* How many parents' callee sequences this round (asg) changed from the
  * round before's (prev, per CALL record), of the parents of the children
- * that moved: each such parent's children in call order (record order),
- * their callees hashed, in both. None changed: every call's subtree, and
- * so every pattern, is the same; only which of two calls alike took which
+ * that moved: each such parent's sequence in both (seq_key_of, as the
+ * refinement hashes them). None changed: every call's subtree, and so
+ * every pattern, is the same; only which of two calls alike took which
  * child moved. */
 static size_t reshaped(const struct nest_global *g, const uint32_t *asg, const uint32_t *prev,
-                       size_t moved, size_t nrec)
+                       size_t nrec)
 {
-	if (!moved)
-		return 0;
-	uint32_t *t = bb_xmalloc(2 * moved * sizeof(*t));
-	size_t m = 0;
+	uint8_t *mark = bb_xcalloc(nrec / 8 + 1, 1); /* the moved children's parents */
 	for (size_t ci = 0; ci < g->nch; ci++) {
-		uint32_t p = g->ent[asg[ci]].par, q = prev[g->ch[ci].ridx];
-		if (p != q) {
-			t[m++] = p;
-			if (q != BB_NONE)
-				t[m++] = q;
-		}
+		uint32_t pq[2] = {g->ent[asg[ci]].par, prev[g->ch[ci].ridx]};
+		for (int w = 0; w < 2 && pq[0] != pq[1]; w++)
+			if (pq[w] != BB_NONE)
+				mark[pq[w] >> 3] |= (uint8_t)(1u << (pq[w] & 7));
 	}
-	qsort(t, m, sizeof(*t), cmp_u32);
-	size_t nt = 0;
-	for (size_t i = 0; i < m; i++)
-		if (!nt || t[nt - 1] != t[i])
-			t[nt++] = t[i];
-	uint8_t *mark = bb_xcalloc(nrec / 8 + 1, 1);
-	for (size_t i = 0; i < nt; i++)
-		mark[t[i] >> 3] |= (uint8_t)(1u << (t[i] & 7));
-	size_t nk = 0, capk = 4 * nt;
+	size_t nk = 0, capk = 64;
 	struct skid *k = bb_xmalloc(capk * sizeof(*k));
 	for (size_t ci = 0; ci < g->nch; ci++) {
 		uint32_t c = g->ch[ci].ridx, pq[2] = {g->ent[asg[ci]].par, prev[c]};
-		for (uint64_t w = 0; w < 2; w++) {
-			uint32_t p = pq[w];
-			if (p == BB_NONE || !(mark[p >> 3] >> (p & 7) & 1))
+		for (uint32_t w = 0; w < 2; w++) {
+			if (pq[w] == BB_NONE || !(mark[pq[w] >> 3] >> (pq[w] & 7) & 1))
 				continue;
 			if (nk == capk)
 				k = bb_xrealloc(k, (capk *= 2) * sizeof(*k));
-			const uint32_t *f = bsearch(&p, t, nt, sizeof(*t), cmp_u32); /* it is there */
-			k[nk].key = (uint64_t)(f - t) << 33 | w << 32 | c;
-			k[nk++].callee = g->ch[ci].c;
+			k[nk++] = (struct skid){pq[w], w, c, (uint32_t)ci};
 		}
 	}
-	qsort(k, nk, sizeof(*k), cmp_skid);
-	size_t r = 0;
-	uint64_t h[2] = {0, 0};
-	for (size_t i = 0; i < nk; i++) {
-		uint64_t w = k[i].key >> 32 & 1;
-		h[w] = nest_mix64(h[w] ^ ((uint64_t)k[i].callee + 1));
-		if (i + 1 == nk || k[i + 1].key >> 33 != k[i].key >> 33) { /* the parent's last */
-			r += h[0] != h[1];
-			h[0] = h[1] = 0;
-		}
-	}
-	free(k);
 	free(mark);
-	free(t);
+	qsort(k, nk, sizeof(*k), cmp_skid);
+	uint32_t *kid = bb_xmalloc((nk + 1) * sizeof(*kid));
+	for (size_t i = 0; i < nk; i++)
+		kid[i] = k[i].ci;
+	size_t r = 0;
+	for (size_t i = 0; i < nk;) { /* one parent: its new children, then its old */
+		size_t j = i, e;
+		while (j < nk && k[j].par == k[i].par && !k[j].w)
+			j++;
+		for (e = j; e < nk && k[e].par == k[i].par; e++)
+			;
+		r += seq_key_of(g, kid + i, j - i) != seq_key_of(g, kid + j, e - j);
+		i = e;
+	}
+	free(kid);
+	free(k);
 	return r;
 }
 
@@ -1782,7 +1766,7 @@ static int settled(struct bb_nest *n, const uint32_t *asg)
 	}
 	double most = NEST_SETTLED * (double)g->nch;
 	n->solve.settled = (double)moved <= most ||
-	                   (prev && (double)reshaped(g, asg, prev, moved, n->recs.nrec) <= most);
+	                   (prev && (double)reshaped(g, asg, prev, n->recs.nrec) <= most);
 	return n->solve.settled;
 }
 
