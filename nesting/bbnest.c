@@ -799,7 +799,8 @@ static uintptr_t heap_start; /* the heap's first huge page, or 0: unknown */
 
 static void heap_align(void)
 {
-#if defined(MADV_HUGEPAGE) && defined(M_TRIM_THRESHOLD)
+#if defined(MADV_HUGEPAGE) && defined(__GLIBC__) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
 	if (mallinfo2().arena != 0)
 		return; /* a heap already: what lies below the break is in use */
 	void *brk0 = sbrk(0);
