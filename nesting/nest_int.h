@@ -290,8 +290,8 @@ static inline uint64_t nest_mix64(uint64_t x)
  * more, and there 10 against 6 put 18,470 instead of 19,010 of 30 fresh
  * generated loads' instances wrong, 556 instead of 737 of the rig's 48
  * timing-only runs (--no-content), for 1.2-1.5 times the CPU; Table 1's
- * traces and figure 17's settle in 2 or 3 (docs/performance.md, "Ten rounds
- * at most"). A build may set another default (-DNEST_GLOBAL_ROUNDS=N in
+ * traces and figure 17's settle in 1 (nest_refine.c, settled; before
+ * 2026-11-29 in 2 or 3: docs/performance.md, "Ten rounds at most"). A build may set another default (-DNEST_GLOBAL_ROUNDS=N in
  * CMAKE_C_FLAGS); `--rounds N` measures what the rounds buy
  * (tests/bench/bench_rounds.sh, docs/performance.md). */
 #ifndef NEST_GLOBAL_ROUNDS

@@ -1752,12 +1752,30 @@ static size_t reshaped(const struct nest_global *g, const uint32_t *asg, const u
  * n->solve.gpar, or the context when it holds them) but for at most
  * NEST_SETTLED of the children moved, or of them in parents whose callee
  * sequences changed (reshaped): then this round is the last
- * (n->solve.settled). */
-static int settled(struct bb_nest *n, const uint32_t *asg)
+ * (n->solve.settled).
+ * The first round has no round before: it is the last when its refinement
+ * made at most NEST_SETTLED changes a child (refined: moves, swaps and
+ * rotations), the flow's times alone having given the calls the callee
+ * sequences their kinds make. The
+ * later rounds score with a round's parents as context (overlaps, anchors,
+ * queue order, content) to mend what the times alone get wrong, and there
+ * they moved many children without reshaping a pattern (table1-par-medium's
+ * second: 22,378 children, 146 parents reshaped, 80 -> 92 instances wrong).
+ * Measured (docs/performance.md, "A first round the refinement leaves
+ * alone"): Table 1's traces, multitier and figure 17's refine 0 to 0.07%
+ * of their children in the first round, the generated loads 1.1-35% and
+ * every kept rig capture 0.5-19%, which run as before; on the 30 maketrace
+ * traces 70,806 -> 70,810 instances wrong, figure 17's m42 seeds 1-4 and p
+ * 712 -> 702, their top-N misses at 2% at most 1 as before. */
+static int settled(struct bb_nest *n, const uint32_t *asg, uint64_t refined)
 {
 	const struct nest_global *g = &n->solve.glob;
 	const uint32_t *prev = n->solve.gpar ? n->solve.gpar : n->solve.gprev;
-	if (!n->solve.round || (!prev && !n->gaps.soff))
+	if (!n->solve.round) {
+		n->solve.settled = (double)refined <= NEST_SETTLED * (double)g->nch;
+		return n->solve.settled;
+	}
+	if (!prev && !n->gaps.soff)
 		return 0;
 	size_t moved = 0;
 	for (size_t ci = 0; ci < g->nch; ci++) {
@@ -1807,7 +1825,7 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 	r.dirty = NULL; /* cycles' moves mark nothing */
 	free(r.dealt);
 	n->st.global_cycled += cycles(n, &r, asg);
-	if (n->solve.last_round || settled(n, asg)) {
+	if (n->solve.last_round || settled(n, asg, changed)) {
 		posterior(n, &r, asg);
 		cycles_open(n);
 	}
