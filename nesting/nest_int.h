@@ -291,8 +291,9 @@ static inline uint64_t nest_mix64(uint64_t x)
  * generated loads' instances wrong, 556 instead of 737 of the rig's 48
  * timing-only runs (--no-content), for 1.2-1.5 times the CPU; Table 1's
  * traces and figure 17's settle in 1 (nest_refine.c, settled; before
- * 2026-11-29 in 2 or 3: docs/performance.md, "Ten rounds at most"). A build may set another default (-DNEST_GLOBAL_ROUNDS=N in
- * CMAKE_C_FLAGS); `--rounds N` measures what the rounds buy
+ * 2026-11-29 in 2 or 3: docs/performance.md, "Ten rounds at most"). A
+ * build may set another default (-DNEST_GLOBAL_ROUNDS=N in CMAKE_C_FLAGS);
+ * `--rounds N` measures what the rounds buy
  * (tests/bench/bench_rounds.sh, docs/performance.md). */
 #ifndef NEST_GLOBAL_ROUNDS
 #define NEST_GLOBAL_ROUNDS 10

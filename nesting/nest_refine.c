@@ -1748,6 +1748,13 @@ static size_t reshaped(const struct nest_global *g, const uint32_t *asg, const u
 	return r;
 }
 
+/* Whether a first round whose refinement made `refined` changes is the
+ * last (settled, below; nest_refine skips its confirming sweep then). */
+static int first_settles(const struct bb_nest *n, uint64_t refined)
+{
+	return !n->solve.round && (double)refined <= NEST_SETTLED * (double)n->solve.glob.nch;
+}
+
 /* Whether this round's parents (asg) are the round before's (in
  * n->solve.gpar, or the context when it holds them) but for at most
  * NEST_SETTLED of the children moved, or of them in parents whose callee
@@ -1771,10 +1778,8 @@ static int settled(struct bb_nest *n, const uint32_t *asg, uint64_t refined)
 {
 	const struct nest_global *g = &n->solve.glob;
 	const uint32_t *prev = n->solve.gpar ? n->solve.gpar : n->solve.gprev;
-	if (!n->solve.round) {
-		n->solve.settled = (double)refined <= NEST_SETTLED * (double)g->nch;
-		return n->solve.settled;
-	}
+	if (!n->solve.round)
+		return n->solve.settled = first_settles(n, refined);
 	if (!prev && !n->gaps.soff)
 		return 0;
 	size_t moved = 0;
@@ -1821,7 +1826,7 @@ uint64_t nest_refine(struct bb_nest *n, uint32_t *asg)
 		 * of the refinement's CPU (table1-par-medium: 29 changes of 288,756
 		 * children, then none; long's output, of Table 1's and figure 17's
 		 * traces, the only one it changes, with the same instances wrong) */
-		if (!n->solve.round && (double)changed <= NEST_SETTLED * (double)g->nch)
+		if (first_settles(n, changed))
 			break;
 	}
 	n->st.global_refine_stopped += (uint64_t)r.spent;

@@ -81,6 +81,13 @@ static char *slurp_fd(int fd)
 	return buf;
 }
 
+/* User + system seconds of a child, from wait4. */
+static double ru_cpu(const struct rusage *ru)
+{
+	return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 +
+	       (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
+}
+
 struct run {
 	double cpu, rss_mb, heap_mb, msgs, dur, par;
 	int replayed;
@@ -122,8 +129,7 @@ static int run_once(const char *bin, const char *trace, const char *gen, struct 
 		free(out);
 		return -1;
 	}
-	r->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	r->cpu = ru_cpu(&ru);
 	r->rss_mb = (double)ru.ru_maxrss / 1024.0;
 	r->msgs = json_num(out, "messages");
 	r->dur = json_num(out, "duration_ns") / 1e9;
@@ -161,8 +167,7 @@ static double start_cpu(const char *bin, int runs)
 		if (pid < 0 || wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status) != 0)
 			return -1;
-		double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-		             (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		double cpu = ru_cpu(&ru);
 		if (best < 0 || cpu < best)
 			best = cpu;
 	}
