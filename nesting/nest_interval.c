@@ -63,6 +63,7 @@ struct forest {
 	uint32_t *par, *head, *next; /* local indices, BB_NONE: none */
 	uint32_t *root;           /* per local call: its root (base parents) */
 	uint32_t *rpat;           /* per local root: its pattern, or BB_NONE */
+	uint64_t *kn, *kl;        /* per local call: key_node of its callee; its key as a leaf */
 };
 
 static uint32_t base_root(const struct bb_nest *n, uint32_t rid)
@@ -114,48 +115,6 @@ static void link_out(struct forest *f, uint32_t c)
 	f->par[c] = BB_NONE;
 }
 
-static void forest_build(const struct bb_nest *n, struct forest *f)
-{
-	uint8_t *mark = mark_roots(n);
-	f->loc = bb_xcalloc(n->recs.nrec, sizeof(*f->loc));
-	f->m = 0;
-	for (uint32_t i = 0; i < n->recs.nrec; i++)
-		if (is_call(n, i) && mark[base_root(n, i)])
-			f->loc[i] = (uint32_t)++f->m;
-	free(mark);
-	size_t m = f->m + 1;
-	f->rid = bb_xmalloc(m * sizeof(*f->rid));
-	f->par = bb_xmalloc(m * sizeof(*f->par));
-	f->head = bb_xmalloc(m * sizeof(*f->head));
-	f->next = bb_xmalloc(m * sizeof(*f->next));
-	f->root = bb_xmalloc(m * sizeof(*f->root));
-	f->rpat = bb_xmalloc(m * sizeof(*f->rpat));
-	for (uint32_t i = 0; i < n->recs.nrec; i++)
-		if (f->loc[i])
-			f->rid[f->loc[i] - 1] = i;
-	for (size_t x = 0; x < f->m; x++) {
-		f->head[x] = f->next[x] = f->par[x] = BB_NONE;
-		f->rpat[x] = BB_NONE;
-		f->root[x] = f->loc[base_root(n, f->rid[x])] - 1;
-	}
-	for (size_t x = f->m; x-- > 0;) {
-		uint32_t p = n->solve.gpar[f->rid[x]];
-		if (p != BB_NONE && f->loc[p])
-			link_in(f, f->loc[p] - 1, (uint32_t)x);
-	}
-}
-
-static void forest_free(struct forest *f)
-{
-	free(f->rid);
-	free(f->loc);
-	free(f->par);
-	free(f->head);
-	free(f->next);
-	free(f->root);
-	free(f->rpat);
-}
-
 /* Keys of shapes, the one scheme for instance trees and patterns: a tree's
  * key starts from its callee (key_node), takes each child's key in call
  * order (key_child) and is closed (key_end); an instance's key is that of
@@ -181,20 +140,71 @@ static uint64_t key_instance(uint32_t from, uint64_t tree)
 	return nest_mix64(((uint64_t)from << 1 | 1) ^ nest_mix64(tree));
 }
 
-/* The key of the tree under local call x. */
-static uint64_t tree_key(const struct bb_nest *n, const struct forest *f, uint32_t x, int depth)
+static void forest_build(const struct bb_nest *n, struct forest *f)
 {
-	uint64_t h = key_node(n->recs.rec[f->rid[x]].arg);
+	uint8_t *mark = mark_roots(n);
+	f->loc = bb_xcalloc(n->recs.nrec, sizeof(*f->loc));
+	f->m = 0;
+	for (uint32_t i = 0; i < n->recs.nrec; i++)
+		if (is_call(n, i) && mark[base_root(n, i)])
+			f->loc[i] = (uint32_t)++f->m;
+	free(mark);
+	size_t m = f->m + 1;
+	f->rid = bb_xmalloc(m * sizeof(*f->rid));
+	f->par = bb_xmalloc(m * sizeof(*f->par));
+	f->head = bb_xmalloc(m * sizeof(*f->head));
+	f->next = bb_xmalloc(m * sizeof(*f->next));
+	f->root = bb_xmalloc(m * sizeof(*f->root));
+	f->rpat = bb_xmalloc(m * sizeof(*f->rpat));
+	for (uint32_t i = 0; i < n->recs.nrec; i++)
+		if (f->loc[i])
+			f->rid[f->loc[i] - 1] = i;
+	f->kn = bb_xmalloc(m * sizeof(*f->kn));
+	f->kl = bb_xmalloc(m * sizeof(*f->kl));
+	for (size_t x = 0; x < f->m; x++) {
+		f->head[x] = f->next[x] = f->par[x] = BB_NONE;
+		f->rpat[x] = BB_NONE;
+		f->root[x] = f->loc[base_root(n, f->rid[x])] - 1;
+		f->kn[x] = key_node(n->recs.rec[f->rid[x]].arg);
+		f->kl[x] = key_end(f->kn[x]);
+	}
+	for (size_t x = f->m; x-- > 0;) {
+		uint32_t p = n->solve.gpar[f->rid[x]];
+		if (p != BB_NONE && f->loc[p])
+			link_in(f, f->loc[p] - 1, (uint32_t)x);
+	}
+}
+
+static void forest_free(struct forest *f)
+{
+	free(f->rid);
+	free(f->loc);
+	free(f->par);
+	free(f->head);
+	free(f->next);
+	free(f->root);
+	free(f->rpat);
+	free(f->kn);
+	free(f->kl);
+}
+
+/* The key of the tree under local call x; a leaf's without a call of its
+ * own (most calls are leaves; table1-par-medium's intervals key 1.1 M
+ * instances, about 6 calls each). */
+static uint64_t tree_key(const struct forest *f, uint32_t x, int depth)
+{
+	uint64_t h = f->kn[x];
 	if (depth > 256)
 		return h;
 	for (uint32_t c = f->head[x]; c != BB_NONE; c = f->next[c])
-		h = key_child(h, tree_key(n, f, c, depth + 1));
+		h = key_child(h, f->head[c] == BB_NONE && depth < 256 ? f->kl[c]
+		                                                       : tree_key(f, c, depth + 1));
 	return key_end(h);
 }
 
 static uint64_t instance_key(const struct bb_nest *n, const struct forest *f, uint32_t r)
 {
-	return key_instance(n->recs.rec[f->rid[r]].op_from & REC_NODE_MAX, tree_key(n, f, r, 0));
+	return key_instance(n->recs.rec[f->rid[r]].op_from & REC_NODE_MAX, tree_key(f, r, 0));
 }
 
 /* The key of a pattern's shape under a. */
