@@ -696,35 +696,50 @@ static inline int node_field(struct bb_reader *r, const char *what, const struct
 	return node_field_slow(r, what, fd, scratch, cap, out, out_n, err);
 }
 
+#ifdef SWAR
+/* The first n (at most 16) bytes of 16 kept: a window of keep_bytes. */
+static const unsigned char keep_bytes[32] = {
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+};
+
+/* node_intern's miss: the name interned, and cached in c. Out of line, so
+ * that the hit, on most lines, saves no registers. */
+static __attribute__((noinline)) uint32_t node_miss(struct bb_reader *r, struct ncache *c,
+                                                    const char *s, size_t n, uint64_t w0,
+                                                    uint64_t w1)
+{
+	uint32_t idx = bb_intern_add(r->nodes, s, n);
+	c->w0 = w0;
+	c->w1 = w1;
+	c->len = (uint32_t)n;
+	c->idx = idx;
+	return idx;
+}
+#endif
+
 /* bb_intern_add of a node name, through a small cache of recent names: a
  * trace has few nodes, each on most lines, and a name of up to 16 bytes is
  * compared as two words instead of hashed and looked up. in_line: s lies in
  * the line just fetched (not percent-decoded into scratch memory), so the
  * cache can load 16 bytes from it when they lie below r->safe_end. */
-static uint32_t node_intern(struct bb_reader *r, const char *s, size_t n, int in_line)
+static inline uint32_t node_intern(struct bb_reader *r, const char *s, size_t n, int in_line)
 {
 #ifdef SWAR
 	if (n <= 16 && in_line && r->safe_end - s >= 16) {
-		uint64_t w0, w1;
+		uint64_t w0, w1, m0, m1;
 		memcpy(&w0, s, 8);
 		memcpy(&w1, s + 8, 8);
-		if (n < 8) {
-			w0 &= n ? ~UINT64_C(0) >> (64 - 8 * n) : 0;
-			w1 = 0;
-		} else if (n < 16) {
-			w1 &= n > 8 ? ~UINT64_C(0) >> (64 - 8 * (n - 8)) : 0;
-		}
+		memcpy(&m0, keep_bytes + 16 - n, 8); /* the name's bytes alone */
+		memcpy(&m1, keep_bytes + 24 - n, 8);
+		w0 &= m0;
+		w1 &= m1;
 		/* the top bits of a product depend on every bit of the word */
 		uint64_t h = (w0 ^ n) * UINT64_C(0x9E3779B97F4A7C15) + w1 * UINT64_C(0xC2B2AE3D27D4EB4F);
 		struct ncache *c = &r->ncache[h >> (64 - NCACHE_BITS)];
 		if (c->len == n && c->w0 == w0 && c->w1 == w1)
 			return c->idx;
-		uint32_t idx = bb_intern_add(r->nodes, s, n);
-		c->w0 = w0;
-		c->w1 = w1;
-		c->len = (uint32_t)n;
-		c->idx = idx;
-		return idx;
+		return node_miss(r, c, s, n, w0, w1);
 	}
 #endif
 	return bb_intern_add(r->nodes, s, n);
