@@ -29,16 +29,6 @@ static uint32_t search_bin(const struct nest_bins *b, int64_t d)
 	return lo;
 }
 
-/* The octave cell of d: its binary exponent and top NEST_CELL_BITS mantissa
- * bits (d < 2^53, so the conversion is exact). */
-static uint32_t cell_of(int64_t d)
-{
-	uint64_t u;
-	double v = (double)d;
-	memcpy(&u, &v, sizeof(u));
-	return (uint32_t)(u >> (52 - NEST_CELL_BITS));
-}
-
 void nest_bins_init(struct nest_bins *b, int64_t min_ns, int64_t max_ns, double base)
 {
 	memset(b, 0, sizeof(*b));
@@ -61,8 +51,8 @@ void nest_bins_init(struct nest_bins *b, int64_t min_ns, int64_t max_ns, double 
 		fast = b->edge[k + 1] - b->edge[k] >= 2;
 	if (!fast)
 		return;
-	b->cell0 = cell_of(min_ns);
-	uint32_t ncell = cell_of(max_ns - 1) - b->cell0 + 1;
+	b->cell0 = nest_cell_of(min_ns);
+	uint32_t ncell = nest_cell_of(max_ns - 1) - b->cell0 + 1;
 	b->cell = bb_xmalloc(ncell * sizeof(*b->cell));
 	for (uint32_t i = 0; i < ncell; i++) {
 		/* the smallest d >= min in cell i */
@@ -87,7 +77,7 @@ void nest_bins_free(struct nest_bins *b)
 }
 
 /* The bin by the log formula, corrected by one step at the edges. */
-static uint32_t slow_bin(const struct nest_bins *b, int64_t d)
+uint32_t nest_bin_log(const struct nest_bins *b, int64_t d)
 {
 	double x = log((double)d / (double)b->min_ns) / b->lbase;
 	uint32_t k = 1 + (uint32_t)x;
@@ -101,27 +91,13 @@ static uint32_t slow_bin(const struct nest_bins *b, int64_t d)
 	return k < b->n - 2 ? k : b->n - 2;
 }
 
-uint32_t nest_bin(const struct nest_bins *b, int64_t d)
-{
-	if (d < b->min_ns)
-		return 0;
-	if (d >= b->max_ns)
-		return b->n - 1;
-	if (!b->ncell)
-		return slow_bin(b, d);
-	uint32_t k = b->cell[cell_of(d) - b->cell0];
-	while (k < b->n - 2 && b->edge[k + 1] <= d)
-		k++;
-	return k;
-}
-
 uint32_t nest_bin_slow(const struct nest_bins *b, int64_t d)
 {
 	if (d < b->min_ns)
 		return 0;
 	if (d >= b->max_ns)
 		return b->n - 1;
-	return slow_bin(b, d);
+	return nest_bin_log(b, d);
 }
 
 void nest_bin_range(const struct nest_bins *b, uint32_t k, int64_t *lo, int64_t *hi)

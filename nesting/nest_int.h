@@ -23,9 +23,38 @@ struct nest_bins {
 /* Fills b (bins_free releases it). */
 void nest_bins_init(struct nest_bins *b, int64_t min_ns, int64_t max_ns, double base);
 void nest_bins_free(struct nest_bins *b);
-uint32_t nest_bin(const struct nest_bins *b, int64_t d_ns);
+/* The bin of d_ns by the log formula (nest_bin without octave cells). */
+uint32_t nest_bin_log(const struct nest_bins *b, int64_t d_ns);
 /* The same by log() alone (the reference the unit test compares with). */
 uint32_t nest_bin_slow(const struct nest_bins *b, int64_t d_ns);
+
+/* The octave cell of d: its binary exponent and top NEST_CELL_BITS mantissa
+ * bits (d < 2^53, so the conversion is exact). */
+static inline uint32_t nest_cell_of(int64_t d)
+{
+	union {
+		double v;
+		uint64_t u;
+	} x = {.v = (double)d};
+	return (uint32_t)(x.u >> (52 - NEST_CELL_BITS));
+}
+
+/* The bin of d_ns: its octave cell's first bin, then a step or none (a cell
+ * is narrower than a bin). Inline: every score looks one up or two, 6.7 M
+ * on table1-par-medium, where the call was 1.3% of the instructions. */
+static inline uint32_t nest_bin(const struct nest_bins *b, int64_t d_ns)
+{
+	if (d_ns < b->min_ns)
+		return 0;
+	if (d_ns >= b->max_ns)
+		return b->n - 1;
+	if (!b->ncell)
+		return nest_bin_log(b, d_ns);
+	uint32_t k = b->cell[nest_cell_of(d_ns) - b->cell0];
+	while (k < b->n - 2 && b->edge[k + 1] <= d_ns)
+		k++;
+	return k;
+}
 void nest_bin_range(const struct nest_bins *b, uint32_t k, int64_t *lo, int64_t *hi);
 
 /* A sparse histogram of durations, for pattern statistics: bounded by the
