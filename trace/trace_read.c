@@ -11,6 +11,11 @@
 #include "trace/trace.h"
 #include "trace/trace_int.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define SSE2 1
+#endif
+
 /*
  * Input comes in READ_BLOCK reads into one buffer that also holds the longest
  * line (BB_LINE_MAX), so memory stays constant however long the trace is.
@@ -314,6 +319,26 @@ void bb_reader_release_behind(struct bb_reader *r)
 	r->rel_done = 0;
 }
 
+/* The first LF of the avail bytes at s, or NULL: the usual record line's
+ * within its first 64 bytes, looked at 16 at a time without a call (a
+ * memchr call a line was 1% of table1-short's instructions). */
+static inline const char *find_lf(const char *s, size_t avail)
+{
+#ifdef SSE2
+	if (avail >= 64) {
+		const __m128i lf = _mm_set1_epi8('\n');
+		for (size_t o = 0; o < 64; o += 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + o));
+			unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, lf));
+			if (m)
+				return s + o + __builtin_ctz(m);
+		}
+		return memchr(s + 64, '\n', avail - 64);
+	}
+#endif
+	return memchr(s, '\n', avail);
+}
+
 /* Next line into r->line/line_len (without its LF). Returns 1, 0 at the end
  * of input, LINE_LONG for a line over BB_LINE_MAX (consumed when lenient), or
  * BB_ERR_IO with err set. */
@@ -324,7 +349,7 @@ static int fetch_line(struct bb_reader *r, struct bb_err *err)
 		size_t avail = r->mem_len - r->pos, n;
 		if (avail == 0)
 			return 0;
-		nl = memchr(s, '\n', avail);
+		nl = find_lf(s, avail);
 		n = nl ? (size_t)(nl - s) : avail;
 		r->pos += nl ? n + 1 : n;
 		if (r->rel_page && r->pos - r->rel_done >= 3 * REL_KEEP)
@@ -555,10 +580,7 @@ static inline uint64_t special8(uint64_t x)
 }
 #endif
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#define SSE2 1
-
+#ifdef SSE2
 /* The bits of the 16 bytes at p that scan_field must look at (bit i: byte
  * i): bytes up to ' ' (white space, NUL, other control bytes), '%' and
  * '='. Exact for every byte, unlike special8. */
