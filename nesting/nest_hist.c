@@ -117,6 +117,40 @@ void nest_bin_range(const struct nest_bins *b, uint32_t k, int64_t *lo, int64_t 
 	}
 }
 
+/* A histogram with this many adds a bin counts in an array of all the bins
+ * from then on (dense): no search and no insertion an add (a pattern's
+ * histograms take most of a trace's adds: 1.9 M on table1-par-medium, 1.0%
+ * of its instructions less with 2, 0.4% with 8), and the array (8 bytes a
+ * bin) is at most 4 bytes an add. */
+#define HIST_DENSE 2
+
+static void to_dense(struct nest_hist *h, const struct nest_bins *bins)
+{
+	h->dense = bb_xcalloc(bins->n, sizeof(*h->dense));
+	for (uint32_t i = 0; i < h->nb; i++)
+		h->dense[h->b[i].bin] = h->b[i].count;
+	free(h->b);
+	h->b = NULL;
+	h->nb = h->cap = 0;
+}
+
+void nest_hist_seal(struct nest_hist *h, const struct nest_bins *bins)
+{
+	if (!h->dense)
+		return;
+	uint32_t nb = 0;
+	for (uint32_t k = 0; k < bins->n; k++)
+		nb += h->dense[k] != 0;
+	h->b = bb_xmalloc((nb ? nb : 1) * sizeof(*h->b));
+	h->nb = h->cap = 0;
+	for (uint32_t k = 0; k < bins->n; k++)
+		if (h->dense[k])
+			h->b[h->nb++] = (struct nest_hbin){k, h->dense[k]};
+	h->cap = nb ? nb : 1;
+	free(h->dense);
+	h->dense = NULL;
+}
+
 void nest_hist_add(struct nest_hist *h, const struct nest_bins *bins, int64_t v)
 {
 	if (h->n == 0 || v < h->min)
@@ -126,6 +160,15 @@ void nest_hist_add(struct nest_hist *h, const struct nest_bins *bins, int64_t v)
 	h->n++;
 	h->sum += (double)v;
 	uint32_t k = nest_bin(bins, v);
+	if (h->dense) {
+		h->dense[k]++;
+		return;
+	}
+	if (h->n >= (uint64_t)HIST_DENSE * bins->n) {
+		to_dense(h, bins);
+		h->dense[k]++;
+		return;
+	}
 	/* the first entry with bin >= k; branch-free halving, as the bins hit
 	 * are too irregular for a branch predictor */
 	uint32_t lo = 0;
@@ -156,6 +199,7 @@ void nest_hist_add(struct nest_hist *h, const struct nest_bins *bins, int64_t v)
 void nest_hist_free(struct nest_hist *h)
 {
 	free(h->b);
+	free(h->dense);
 	memset(h, 0, sizeof(*h));
 }
 

@@ -69,9 +69,12 @@ struct nest_hist {
 	int64_t min, max;
 	uint32_t nb, cap;
 	struct nest_hbin *b; /* sorted by bin */
+	uint64_t *dense;     /* or, once busy, a count per bin (nest_hist_seal: b again) */
 };
 
 void nest_hist_add(struct nest_hist *h, const struct nest_bins *bins, int64_t v);
+/* Back to the sorted bins alone (b, nb), which every reader reads. */
+void nest_hist_seal(struct nest_hist *h, const struct nest_bins *bins);
 void nest_hist_free(struct nest_hist *h);
 /* The q-quantile (0 < q <= 1): the geometric middle of the bin that holds it,
  * clamped to the observed [min, max]. */

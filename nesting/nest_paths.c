@@ -330,8 +330,19 @@ static uint64_t *unclear_elsewhere(const struct bb_nest *n)
 }
 
 /* Ranks, prunes and converts the patterns into viz's model. */
+/* Every histogram under a back to its sorted bins (nest_hist_seal). */
+static void anode_seal(struct bb_nest *n, struct anode *a)
+{
+	nest_hist_seal(&a->lat, &n->cfg.bins);
+	nest_hist_seal(&a->delay, &n->cfg.bins);
+	for (uint32_t i = 0; i < a->nchildren; i++)
+		anode_seal(n, &a->children[i]);
+}
+
 void nest_export(struct bb_nest *n)
 {
+	for (size_t i = 0; i < n->pats.npat; i++)
+		anode_seal(n, &n->pats.pat[i].root);
 	export_reset(&n->ex);
 	struct rank_key *rk = bb_xmalloc((n->pats.npat ? n->pats.npat : 1) * sizeof(*rk));
 	size_t k = 0;
