@@ -161,6 +161,7 @@ static void nest_restart(struct bb_nest *n)
 	nest_inst_restart(n->inst);
 	n->phase.heap_peak = keep.phase.heap_peak;
 	n->recs.rec_max = keep.recs.rec_max;
+	n->recs.in_len = keep.recs.in_len;
 	nest_init(n);
 }
 
@@ -213,6 +214,7 @@ static void plan(struct bb_nest *n, int in_mem, size_t len, int bound)
 	     (n->cfg.mode == BB_NEST_INFER && (n->cfg.p.return_score || bound) ? sizeof(int64_t)
 	                                                                       : 0));
 	n->phase.recording = n->recs.rec_max > 0 && (!in_mem || len / 32 <= n->recs.rec_max);
+	n->recs.in_len = in_mem ? len : 0;
 	if (n->cfg.auto_rs && !n->phase.recording)
 		n->cfg.p.return_score = 0;
 }

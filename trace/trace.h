@@ -181,6 +181,9 @@ struct bb_reader_stats {
 	uint64_t meta_dropped;  /* metadata lines read but not kept (over 65536) */
 };
 void bb_reader_stats(const struct bb_reader *r, struct bb_reader_stats *st);
+/* Bytes of the input the reader has taken lines from so far (of a mapped or
+ * in-memory input, its offset). */
+uint64_t bb_reader_offset(const struct bb_reader *r);
 /* The input's name, as used in messages. */
 const char *bb_reader_name(const struct bb_reader *r);
 

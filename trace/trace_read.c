@@ -1517,6 +1517,13 @@ void bb_reader_stats(const struct bb_reader *r, struct bb_reader_stats *st)
 	st->meta_dropped = r->meta_dropped;
 }
 
+uint64_t bb_reader_offset(const struct bb_reader *r)
+{
+	if (r->mem)
+		return r->pos;
+	return r->st.bytes - (uint64_t)(r->end - r->pos);
+}
+
 /* Borrowed. */
 const char *bb_reader_name(const struct bb_reader *r)
 {
