@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace/trace.h"
@@ -474,8 +475,10 @@ static void test_read_ids_not_interned(void)
 	CHECK_INT(bb_reader_next(r, &rec, &err), 1);
 	CHECK_INT(rec.id, BB_NONE);
 	CHECK_STR(rec.id_str, "x");
+	CHECK(bb_reader_offset(r) >= strlen("1 CALL a b x\n"));
 	CHECK_INT(bb_reader_next(r, &rec, &err), 1);
 	CHECK_INT(bb_reader_next(r, &rec, &err), 0);
+	CHECK_INT(bb_reader_offset(r), strlen(text));
 	CHECK_INT(bb_intern_count(bb_reader_ids(r)), 0);
 	bb_reader_free(r);
 }
@@ -1205,6 +1208,8 @@ static void test_read_file_blocks(void)
 		}
 		CHECK_INT(rc, 0);
 		CHECK_INT(i, n);
+		struct stat sb;
+		CHECK(stat(p, &sb) == 0 && bb_reader_offset(r) == (uint64_t)sb.st_size);
 		bb_reader_free(r);
 		if (fp)
 			fclose(fp);
