@@ -128,6 +128,8 @@ struct refine {
 	int par_sorted;  /* the entries of every child with more than NEST_ENTRY_SCAN
 	                    in strictly increasing parent record (candidates come in
 	                    call order): entry_to bisects them */
+	int counted;     /* the counts are the assignment's: no move since
+	                    count_seqs(r, 0) (posterior need not count again) */
 };
 
 static uint64_t count_key(uint32_t kind, uint64_t seq)
@@ -339,6 +341,7 @@ static void count_seqs(struct refine *r, int both)
 		                                                       : log_p(r, x->kind, x->seq);
 	}
 	free(slot);
+	r->counted = !both;
 }
 
 /* The upper 0.001 quantile of chi-square with df degrees of freedom
@@ -593,6 +596,7 @@ static void do_move(struct nest_global *g, struct refine *r, uint32_t *asg, uint
 		mark_dirty(r, (size_t)(q - r->par));
 	}
 	asg[ci] = e1;
+	r->counted = 0;
 	r->kid[ci].w = g->ent[e1].w;
 	if (r->kid[ci].w > q->wmax)
 		q->wmax = r->kid[ci].w;
@@ -1431,7 +1435,8 @@ static void posterior(struct bb_nest *n, struct refine *r, const uint32_t *asg)
 {
 	struct nest_global *g = &n->solve.glob;
 	nest_post_free(&n->solve.post);
-	count_seqs(r, 0); /* the final assignment's */
+	if (!r->counted) /* table1-short: its sweeps and cycles move nothing */
+		count_seqs(r, 0); /* the final assignment's */
 	/* under log(NEST_POST_MODEL) a change has less than that share, whatever
 	 * the others (the sum counts the chosen parent's 1) */
 	struct pbuf b = {.cut = log(NEST_POST_MODEL) - POST_MARGIN,
