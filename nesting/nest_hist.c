@@ -138,15 +138,14 @@ void nest_hist_seal(struct nest_hist *h, const struct nest_bins *bins)
 {
 	if (!h->dense)
 		return;
-	uint32_t nb = 0;
+	h->cap = 0; /* the bins in use: one at least, as h->n > 0 */
 	for (uint32_t k = 0; k < bins->n; k++)
-		nb += h->dense[k] != 0;
-	h->b = bb_xmalloc((nb ? nb : 1) * sizeof(*h->b));
-	h->nb = h->cap = 0;
+		h->cap += h->dense[k] != 0;
+	h->b = bb_xmalloc(h->cap * sizeof(*h->b));
+	h->nb = 0;
 	for (uint32_t k = 0; k < bins->n; k++)
 		if (h->dense[k])
 			h->b[h->nb++] = (struct nest_hbin){k, h->dense[k]};
-	h->cap = nb ? nb : 1;
 	free(h->dense);
 	h->dense = NULL;
 }

@@ -447,9 +447,8 @@ struct nest_recs {
 		uint32_t ridx, from, to; /* its RET record; the call's caller, callee */
 	} *uret;
 	size_t nuret, capuret;
-	size_t in_len;            /* the trace's length, when it is in memory (plan) */
-	size_t hint;              /* pass 1: the records the trace holds, as its first
-	                             lines tell (nest_pass), for rec_push's next growth */
+	size_t in_len;            /* the trace's length, when it is in memory (plan):
+	                             pass 1 sizes the arrays from it (hint_records) */
 };
 
 /* Content evidence (nest_content.c). */

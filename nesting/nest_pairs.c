@@ -279,6 +279,25 @@ static void rec_stop(struct bb_nest *n)
 	n->phase.recording = 0;
 }
 
+/* The records' arrays grown to hold cap records (at most rec_max). */
+static void recs_grow(struct bb_nest *n, size_t cap)
+{
+	if (cap > n->recs.rec_max)
+		cap = n->recs.rec_max;
+	n->recs.rec = bb_xrealloc(n->recs.rec, cap * sizeof(*n->recs.rec));
+	if (n->cfg.mode == BB_NEST_ORACLE || n->cfg.p.bound)
+		n->recs.rpath = bb_xrealloc(n->recs.rpath, cap * sizeof(*n->recs.rpath));
+	if (n->cfg.mode == BB_NEST_INFER && (n->cfg.p.return_score || n->cfg.p.bound))
+		n->recs.rret = bb_xrealloc(n->recs.rret, cap * sizeof(*n->recs.rret));
+	if (n->content.rtok) {
+		n->content.rtok = bb_xrealloc(n->content.rtok, cap * sizeof(*n->content.rtok));
+		for (size_t i = n->recs.caprec; i < cap; i++)
+			n->content.rtok[i] = BB_NONE;
+	}
+	n->recs.rreq = bb_xrealloc(n->recs.rreq, cap * sizeof(*n->recs.rreq));
+	n->recs.caprec = cap;
+}
+
 /* Appends a record; returns its index, or BB_NONE once recording stopped. */
 static inline uint32_t rec_push(struct bb_nest *n, int64_t ts, uint32_t op, uint32_t from,
                                 uint32_t arg)
@@ -289,27 +308,8 @@ static inline uint32_t rec_push(struct bb_nest *n, int64_t ts, uint32_t op, uint
 		rec_stop(n);
 		return BB_NONE;
 	}
-	if (n->recs.nrec == n->recs.caprec) {
-		size_t cap = n->recs.caprec ? 2 * n->recs.caprec : 4096;
-		if (n->recs.hint > cap)
-			cap = n->recs.hint; /* at once, not by doubling and copying */
-		n->recs.hint = 0;
-		if (cap > n->recs.rec_max)
-			cap = n->recs.rec_max;
-		n->recs.rec = bb_xrealloc(n->recs.rec, cap * sizeof(*n->recs.rec));
-		if (n->cfg.mode == BB_NEST_ORACLE || n->cfg.p.bound)
-			n->recs.rpath = bb_xrealloc(n->recs.rpath, cap * sizeof(*n->recs.rpath));
-		if (n->cfg.mode == BB_NEST_INFER && (n->cfg.p.return_score || n->cfg.p.bound))
-			n->recs.rret = bb_xrealloc(n->recs.rret, cap * sizeof(*n->recs.rret));
-		if (n->content.rtok) {
-			n->content.rtok =
-			    bb_xrealloc(n->content.rtok, cap * sizeof(*n->content.rtok));
-			for (size_t i = n->recs.caprec; i < cap; i++)
-				n->content.rtok[i] = BB_NONE;
-		}
-		n->recs.rreq = bb_xrealloc(n->recs.rreq, cap * sizeof(*n->recs.rreq));
-		n->recs.caprec = cap;
-	}
+	if (n->recs.nrec == n->recs.caprec)
+		recs_grow(n, n->recs.caprec ? 2 * n->recs.caprec : 4096);
 	struct mrec *m = &n->recs.rec[n->recs.nrec];
 	if (n->recs.rpath)
 		n->recs.rpath[n->recs.nrec] = BB_NONE;
@@ -1043,7 +1043,7 @@ void nest_recs_free(struct nest_recs *r, int keep_reqs)
 }
 
 /* A trace in memory holds about as many records for its length as its
- * first REC_HINT_AT lines do: rec_push's next growth takes that many (and a
+ * first REC_HINT_AT lines do: the records' arrays grow to that many (and a
  * fiftieth more) at once instead of doubling up to them, copying the records
  * each time (1% of table1-short's and par-medium's instructions); what is
  * left over goes at nest_recs_trim. */
@@ -1052,10 +1052,11 @@ void nest_recs_free(struct nest_recs *r, int keep_reqs)
 static void hint_records(struct bb_nest *n, const struct bb_reader *r, uint64_t k)
 {
 	uint64_t off = bb_reader_offset(r);
-	if (!off || off >= n->recs.in_len)
+	if (!off || off >= n->recs.in_len || !n->phase.recording)
 		return;
 	double est = (double)k * (double)n->recs.in_len / (double)off * 1.02 + 64;
-	n->recs.hint = est < (double)n->recs.rec_max ? (size_t)est : n->recs.rec_max;
+	if (est > (double)n->recs.caprec)
+		recs_grow(n, est < (double)n->recs.rec_max ? (size_t)est : n->recs.rec_max);
 }
 
 int nest_pass(struct bb_nest *n, struct bb_reader *r, struct bb_err *err)
