@@ -1,9 +1,10 @@
 #!/bin/sh
 # progress_tty.sh - progress on a terminal, nothing otherwise: bbnest, bbconv and maketrace
 # under a pseudo-terminal (script(1)) show "pass 1 of 2", "reading", "generating" lines with
-# counts, totals, rate and ETA; with standard error to a file they write nothing. bbcap -i
-# keeps a live status line (packets, calls, returns, drops) on a terminal (as root, on lo,
-# against a python3 HTTP server on loopback) and none to a file.
+# counts and totals (rate and ETA on bbnest's lines after a pass's first); with standard
+# error to a file they write nothing. bbcap -i keeps a live status line (packets, calls,
+# returns, drops) on a terminal (as root, on lo, against a python3 HTTP server on
+# loopback) and none to a file.
 set -u
 : "${BB_BIN:?}" "${BB_SRC:?}" "${BB_TMP:?}"
 mkdir -p "$BB_TMP"
@@ -28,7 +29,16 @@ for pass in 1 2; do
 	grep -Eq "^bbnest: pass $pass of 2: [0-9,]+ messages of ~[0-9,]+ \([0-9]+%\)" nest.tty ||
 		no "bbnest pass $pass on a TTY: $(head -c 300 nest.tty)"
 done
-grep -Eq 'ETA [0-9]+:[0-9]+' nest.tty || no "bbnest: no ETA on a TTY"
+# a pass's lines after its first (due a quarter second later) carry the rate and
+# the ETA; an optimised build may read the whole trace before a second line is
+# due (test_trace's progress_eta checks the ETA itself)
+for pass in 1 2; do
+	lines=$(grep -c "^bbnest: pass $pass of 2: " nest.tty)
+	if [ "$lines" -gt 1 ]; then
+		grep -Eq "^bbnest: pass $pass of 2: .*/s, ETA [0-9]+:[0-9]+" nest.tty ||
+			no "bbnest pass $pass: $lines lines, none with an ETA: $(head -c 300 nest.tty)"
+	fi
+done
 "$BB_BIN/bbnest" -o /dev/null t.tr 2>nest.err || no "bbnest failed"
 [ -s nest.err ] && no "bbnest wrote to a non-terminal stderr: $(head -c 200 nest.err)"
 tty_run "$BB_BIN/bbnest --quiet -o /dev/null t.tr" quiet.tty

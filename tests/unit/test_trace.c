@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "trace/trace.h"
@@ -1513,6 +1514,36 @@ static void test_roundtrip_all_bytes(void)
 	free(buf);
 }
 
+/* Progress lines: the first at once, with the count and the share of the
+ * total; a later one (after more than the rewrite period) with the rate and
+ * the ETA; the end clears the line. The wait only lets the period pass:
+ * nothing depends on how fast this machine is. */
+static void test_progress_eta(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	CHECK(mf != NULL);
+	if (!mf)
+		return;
+	struct bb_progress *p = bb_progress_new(mf, "prog");
+	bb_progress_phase(p, "reading", 4000);
+	bb_progress_update(p, 0, " messages");
+	bb_progress_update(p, 10, " messages"); /* within the period: not written */
+	struct timespec nap = {0, 300 * 1000 * 1000};
+	while (nanosleep(&nap, &nap) != 0 && errno == EINTR)
+		;
+	bb_progress_update(p, 1000, " messages");
+	bb_progress_free(p);
+	fclose(mf);
+	CHECK_HAS(buf, "\rprog: reading: 0 messages of ~4,000 (0%)\033[K\r");
+	CHECK(strstr(buf, "10 messages") == NULL);
+	CHECK_HAS(buf, "\rprog: reading: 1,000 messages of ~4,000 (25%), ");
+	CHECK_HAS(buf, "/s, ETA 0:");
+	CHECK(len >= 4 && !memcmp(buf + len - 4, "\r\033[K", 4));
+	free(buf);
+}
+
 static const struct unit_test tests[] = {
 	{"time_parse_exact", test_time_parse_exact},
 	{"time_parse_bad", test_time_parse_bad},
@@ -1550,6 +1581,7 @@ static const struct unit_test tests[] = {
 	{"roundtrip_all_bytes", test_roundtrip_all_bytes},
 	{"fmt_sniff", test_fmt_sniff},
 	{"read_pcap_named", test_read_pcap_named},
+	{"progress_eta", test_progress_eta},
 };
 
 UNIT_MAIN(tests)
