@@ -49,21 +49,24 @@ int bb_viz_graph_dot(FILE *out, const struct bb_vgraph *g, struct bb_err *err)
 {
 	char gname[] = "bbconv", k_label[] = "label", k_shape[] = "shape", empty[] = "",
 	     ellipse[] = "ellipse", k_font[] = "fontname", helv[] = "Helvetica";
-	Agraph_t *G = agopen(gname, Agdirected, NULL);
+	const struct bb_viz_cg *cg = bb_viz_cgraph(err);
+	if (!cg)
+		return BB_ERR_IO;
+	Agraph_t *G = cg->agopen(gname, *cg->Agdirected, NULL);
 	if (!G) {
 		bb_err_set(err, "cannot create a graph");
 		return BB_ERR_IO;
 	}
-	agattr(G, AGNODE, k_shape, ellipse);
-	agattr(G, AGNODE, k_font, helv);
-	agattr(G, AGEDGE, k_font, helv);
+	cg->agattr(G, AGNODE, k_shape, ellipse);
+	cg->agattr(G, AGNODE, k_font, helv);
+	cg->agattr(G, AGEDGE, k_font, helv);
 	Agnode_t **nodes = bb_xcalloc(g->nvertices ? g->nvertices : 1, sizeof(*nodes));
 	char id[32];
 	for (size_t i = 0; i < g->nvertices; i++) {
 		snprintf(id, sizeof(id), "v%" PRIu32, g->vertices[i].id);
-		nodes[i] = agnode(G, id, 1);
+		nodes[i] = cg->agnode(G, id, 1);
 		char *label = bb_viz_dot_label(g->vertices[i].node);
-		agsafeset(nodes[i], k_label, label, empty);
+		cg->agsafeset(nodes[i], k_label, label, empty);
 		free(label);
 	}
 	int rc = 0;
@@ -81,20 +84,20 @@ int bb_viz_graph_dot(FILE *out, const struct bb_vgraph *g, struct bb_err *err)
 			rc = BB_ERR_ARG;
 			break;
 		}
-		Agedge_t *ae = agedge(G, from, to, NULL, 1);
+		Agedge_t *ae = cg->agedge(G, from, to, NULL, 1);
 		char *label = edge_label(e);
-		agsafeset(ae, k_label, label, empty);
+		cg->agsafeset(ae, k_label, label, empty);
 		free(label);
 	}
 	free(nodes);
 	if (rc == 0) {
 		errno = 0;
-		if (agwrite(G, out) != 0 || fflush(out) != 0 || ferror(out)) {
+		if (cg->agwrite(G, out) != 0 || fflush(out) != 0 || ferror(out)) {
 			bb_err_set(err, "write error: %s", strerror(errno ? errno : EIO));
 			rc = BB_ERR_IO;
 		}
 	}
-	agclose(G);
+	cg->agclose(G);
 	return rc;
 }
 

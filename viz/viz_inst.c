@@ -1,7 +1,6 @@
 /* viz_inst.c - path instances as JSON lines, as OTLP/JSON, and sent to an OTLP/HTTP collector */
 /* SPDX-License-Identifier: MIT */
 #include <curl/curl.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,32 +28,26 @@ static struct curl_api {
 	void (*slist_free_all)(struct curl_slist *);
 } cu;
 
-/* dlsym's object pointer as the function pointer it is (POSIX allows it). */
-#define CURL_SYM(field, name) \
-	(*(void **)(void *)&cu.field = dlsym(cu.lib, name)) != NULL
-
 static int curl_load(const char *endpoint, struct bb_err *err)
 {
 	if (cu.lib)
 		return 0;
-	cu.lib = dlopen(BB_LIBCURL, RTLD_NOW | RTLD_LOCAL);
-	if (!cu.lib) {
-		const char *why = dlerror();
-		bb_err_set(err, "%s: cannot load %s (install libcurl4): %s", endpoint, BB_LIBCURL,
-		           why ? why : "unknown error");
-		return -1;
-	}
-	if (!(CURL_SYM(global_init, "curl_global_init") &&
-	      CURL_SYM(global_cleanup, "curl_global_cleanup") &&
-	      CURL_SYM(easy_init, "curl_easy_init") && CURL_SYM(easy_setopt, "curl_easy_setopt") &&
-	      CURL_SYM(easy_perform, "curl_easy_perform") &&
-	      CURL_SYM(easy_getinfo, "curl_easy_getinfo") &&
-	      CURL_SYM(easy_strerror, "curl_easy_strerror") &&
-	      CURL_SYM(easy_cleanup, "curl_easy_cleanup") &&
-	      CURL_SYM(slist_append, "curl_slist_append") &&
-	      CURL_SYM(slist_free_all, "curl_slist_free_all"))) {
-		bb_err_set(err, "%s: %s lacks a function bb needs", endpoint, BB_LIBCURL);
-		dlclose(cu.lib);
+	const struct bb_viz_sym syms[] = {
+	    {"curl_global_init", &cu.global_init},
+	    {"curl_global_cleanup", &cu.global_cleanup},
+	    {"curl_easy_init", &cu.easy_init},
+	    {"curl_easy_setopt", &cu.easy_setopt},
+	    {"curl_easy_perform", &cu.easy_perform},
+	    {"curl_easy_getinfo", &cu.easy_getinfo},
+	    {"curl_easy_strerror", &cu.easy_strerror},
+	    {"curl_easy_cleanup", &cu.easy_cleanup},
+	    {"curl_slist_append", &cu.slist_append},
+	    {"curl_slist_free_all", &cu.slist_free_all},
+	};
+	struct bb_err e;
+	if (bb_viz_dl_load(&cu.lib, BB_LIBCURL, "libcurl4", syms, sizeof(syms) / sizeof(syms[0]),
+	                   &e) != 0) {
+		bb_err_set(err, "%s: %s", endpoint, e.msg);
 		memset(&cu, 0, sizeof(cu));
 		return -1;
 	}

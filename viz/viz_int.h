@@ -8,6 +8,43 @@
 
 #include "viz/viz.h"
 
+/* A symbol to take from a shared library: its name, and the address of the
+ * function or data pointer to fill. */
+struct bb_viz_sym {
+	const char *name;
+	void *slot;
+};
+
+/* Loads shared library soname (once: nothing when *lib is already set) and
+ * fills every syms[i].slot. Returns 0, or -1 with err set ("cannot load ...
+ * (install pkg): why", or the symbol it lacks) and *lib left NULL. The
+ * library stays loaded until exit. */
+int bb_viz_dl_load(void **lib, const char *soname, const char *pkg, const struct bb_viz_sym *syms,
+                   size_t n, struct bb_err *err);
+
+/* The cgraph functions and data the writers use, under cgraph's names,
+ * loaded at the first graph (viz_dl.c): only dot output needs the library. */
+struct bb_viz_cg {
+	__typeof__(agopen) *agopen;
+	__typeof__(agclose) *agclose;
+	__typeof__(agnode) *agnode;
+	__typeof__(agedge) *agedge;
+	__typeof__(agsubg) *agsubg;
+	__typeof__(agattr) *agattr;
+	__typeof__(agsafeset) *agsafeset;
+	__typeof__(agstrdup) *agstrdup;
+	__typeof__(agstrfree) *agstrfree;
+	__typeof__(agwrite) *agwrite;
+	Agdesc_t *Agdirected;
+	Agiddisc_t *AgIdDisc;
+	Agiodisc_t *AgIoDisc;
+	Agmemdisc_t *AgMemDisc;
+};
+
+/* cgraph, loaded at the first call. Returns the table (borrowed, for the
+ * process's life), or NULL with err set when the library cannot be loaded. */
+const struct bb_viz_cg *bb_viz_cgraph(struct bb_err *err);
+
 /* A struct bb_vval is a jansson value seen through an opaque type. */
 static inline json_t *vval_json(const struct bb_vval *v)
 {

@@ -74,16 +74,19 @@ static int64_t mean_ns(double m)
 	return r < 9223372036854775807.0 ? (int64_t)r : INT64_MAX;
 }
 
+/* Sets attribute key of a graph, node or edge (cgraph is loaded: a graph
+ * exists). */
 static void set(void *obj, const char *key, const char *val)
 {
-	agsafeset(obj, S(key), S(val), S(""));
+	bb_viz_cgraph(NULL)->agsafeset(obj, S(key), S(val), S(""));
 }
 
 Agnode_t *bb_viz_dot_node(Agraph_t *sub, const struct bb_vnode *v, unsigned rank, unsigned *seq)
 {
+	const struct bb_viz_cg *cg = bb_viz_cgraph(NULL); /* loaded: sub exists */
 	char id[48], dur[BB_DUR_BUFSZ];
 	snprintf(id, sizeof(id), "p%un%u", rank, (*seq)++);
-	Agnode_t *nd = agnode(sub, id, 1);
+	Agnode_t *nd = cg->agnode(sub, id, 1);
 	char *name = bb_viz_dot_label(v->name);
 	size_t len = strlen(name) + BB_DUR_BUFSZ + 4;
 	char *label = bb_xmalloc(len);
@@ -99,7 +102,7 @@ Agnode_t *bb_viz_dot_node(Agraph_t *sub, const struct bb_vnode *v, unsigned rank
 	for (size_t i = 0; i < v->nchildren; i++) {
 		const struct bb_vnode *c = &v->children[i];
 		Agnode_t *cn = bb_viz_dot_node(sub, c, rank, seq);
-		Agedge_t *e = agedge(sub, nd, cn, NULL, 1);
+		Agedge_t *e = cg->agedge(sub, nd, cn, NULL, 1);
 		if (c->call_delay.n) {
 			bb_viz_fmt_ns_ascii(mean_ns(c->call_delay.mean), dur);
 			set(e, "label", dur);
@@ -132,6 +135,7 @@ static void interval_text(const struct bb_vpattern *pt, char *buf, size_t len)
  * default makes anonymous IDs odd); nodes, edges and anonymous subgraphs
  * keep the default's. */
 struct made_ids {
+	const struct bb_viz_cg *cg;
 	Agraph_t *g;
 	void *dflt; /* the default discipline's state */
 	char **name; /* name[i] has ID 2 * (i + 1); interned, as agwrite wants */
@@ -141,8 +145,9 @@ struct made_ids {
 static void *ids_open(Agraph_t *g, Agdisc_t *d)
 {
 	struct made_ids *s = bb_xcalloc(1, sizeof(*s));
+	s->cg = bb_viz_cgraph(NULL); /* loaded: agopen calls this */
 	s->g = g;
-	s->dflt = AgIdDisc.open(g, d);
+	s->dflt = s->cg->AgIdDisc->open(g, d);
 	return s;
 }
 
@@ -155,7 +160,7 @@ static long ids_map(void *state, int objtype, char *str, IDTYPE *id, int createf
 {
 	struct made_ids *s = state;
 	if (objtype != AGRAPH || !str)
-		return AgIdDisc.map(s->dflt, objtype, str, id, createflag);
+		return s->cg->AgIdDisc->map(s->dflt, objtype, str, id, createflag);
 	for (size_t i = 0; i < s->n; i++)
 		if (strcmp(s->name[i], str) == 0) {
 			*id = 2 * (IDTYPE)(i + 1);
@@ -167,7 +172,7 @@ static long ids_map(void *state, int objtype, char *str, IDTYPE *id, int createf
 		s->cap = s->cap ? 2 * s->cap : 16;
 		s->name = bb_xrealloc(s->name, s->cap * sizeof(*s->name));
 	}
-	s->name[s->n++] = agstrdup(s->g, str);
+	s->name[s->n++] = s->cg->agstrdup(s->g, str);
 	*id = 2 * (IDTYPE)s->n;
 	return 1;
 }
@@ -175,14 +180,14 @@ static long ids_map(void *state, int objtype, char *str, IDTYPE *id, int createf
 static long ids_alloc(void *state, int objtype, IDTYPE id)
 {
 	struct made_ids *s = state;
-	return AgIdDisc.alloc(s->dflt, objtype, id);
+	return s->cg->AgIdDisc->alloc(s->dflt, objtype, id);
 }
 
 static void ids_free(void *state, int objtype, IDTYPE id)
 {
 	struct made_ids *s = state;
 	if (!ids_mine(objtype, id)) /* the names go at close */
-		AgIdDisc.free(s->dflt, objtype, id);
+		s->cg->AgIdDisc->free(s->dflt, objtype, id);
 }
 
 static char *ids_print(void *state, int objtype, IDTYPE id)
@@ -190,43 +195,48 @@ static char *ids_print(void *state, int objtype, IDTYPE id)
 	struct made_ids *s = state;
 	if (ids_mine(objtype, id))
 		return id / 2 - 1 < s->n ? s->name[id / 2 - 1] : NULL;
-	return AgIdDisc.print(s->dflt, objtype, id);
+	return s->cg->AgIdDisc->print(s->dflt, objtype, id);
 }
 
 static void ids_close(void *state)
 {
 	struct made_ids *s = state;
 	for (size_t i = 0; i < s->n; i++)
-		agstrfree(s->g, s->name[i]);
+		s->cg->agstrfree(s->g, s->name[i]);
 	free(s->name);
-	if (AgIdDisc.close)
-		AgIdDisc.close(s->dflt);
+	if (s->cg->AgIdDisc->close)
+		s->cg->AgIdDisc->close(s->dflt);
 	free(s);
 }
 
 static void ids_register(void *state, int objtype, void *obj)
 {
 	struct made_ids *s = state;
-	if (AgIdDisc.idregister)
-		AgIdDisc.idregister(s->dflt, objtype, obj);
+	if (s->cg->AgIdDisc->idregister)
+		s->cg->AgIdDisc->idregister(s->dflt, objtype, obj);
 }
 
 static Agiddisc_t made_id_disc = {ids_open, ids_map,   ids_alloc,   ids_free,
                                   ids_print, ids_close, ids_register};
-static Agdisc_t made_disc = {&AgMemDisc, &made_id_disc, &AgIoDisc};
+static Agdisc_t made_disc = {NULL, &made_id_disc, NULL}; /* cgraph's mem and io */
 
 Agraph_t *bb_viz_pattern_graph(const char *name, struct bb_err *err)
 {
-	Agraph_t *g = agopen(S(name), Agdirected, &made_disc);
+	const struct bb_viz_cg *cg = bb_viz_cgraph(err);
+	if (!cg)
+		return NULL;
+	made_disc.mem = cg->AgMemDisc;
+	made_disc.io = cg->AgIoDisc;
+	Agraph_t *g = cg->agopen(S(name), *cg->Agdirected, &made_disc);
 	if (!g) {
 		bb_err_set(err, "cannot create a graph");
 		return NULL;
 	}
 	set(g, "fontname", "Helvetica");
-	agattr(g, AGNODE, S("fontname"), S("Helvetica"));
-	agattr(g, AGEDGE, S("fontname"), S("Helvetica"));
-	agattr(g, AGNODE, S("label"), S("\\N"));
-	agattr(g, AGEDGE, S("label"), S(""));
+	cg->agattr(g, AGNODE, S("fontname"), S("Helvetica"));
+	cg->agattr(g, AGEDGE, S("fontname"), S("Helvetica"));
+	cg->agattr(g, AGNODE, S("label"), S("\\N"));
+	cg->agattr(g, AGEDGE, S("label"), S(""));
 	return g;
 }
 
@@ -235,11 +245,12 @@ int bb_viz_patterns_dot(FILE *out, const struct bb_vpatterns *p, struct bb_err *
 	Agraph_t *g = bb_viz_pattern_graph("patterns", err);
 	if (!g)
 		return BB_ERR_IO;
+	const struct bb_viz_cg *cg = bb_viz_cgraph(NULL);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct bb_vpattern *pt = &p->v[i];
 		char name[32], total[BB_DUR_BUFSZ], id[17], iv[96];
 		snprintf(name, sizeof(name), "cluster_%u", pt->rank);
-		Agraph_t *sub = agsubg(g, name, 1);
+		Agraph_t *sub = cg->agsubg(g, name, 1);
 		bb_viz_fmt_ns_ascii(pt->total_latency_ns, total);
 		interval_text(pt, iv, sizeof(iv));
 		/* id (and req) on a second line: "#1: 24 paths, 5.69 s total\nid ... req ..." */
@@ -256,8 +267,8 @@ int bb_viz_patterns_dot(FILE *out, const struct bb_vpatterns *p, struct bb_err *
 		bb_viz_dot_node(sub, &pt->root, pt->rank, &seq);
 	}
 	errno = 0;
-	int rc = agwrite(g, out);
-	agclose(g);
+	int rc = cg->agwrite(g, out);
+	cg->agclose(g);
 	if (rc != 0 || fflush(out) != 0 || ferror(out)) {
 		bb_err_set(err, "write error: %s", strerror(errno ? errno : EIO));
 		return BB_ERR_IO;

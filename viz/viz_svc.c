@@ -10,14 +10,16 @@
 
 #define S(x) ((char *)(uintptr_t)(x))
 
+/* Sets attribute key of a graph, node or edge (cgraph is loaded: a graph
+ * exists). */
 static void set(void *obj, const char *key, const char *val)
 {
-	agsafeset(obj, S(key), S(val), S(""));
+	bb_viz_cgraph(NULL)->agsafeset(obj, S(key), S(val), S(""));
 }
 
 static Agnode_t *svc_node(Agraph_t *g, const char *name)
 {
-	return agnode(g, S(name), 1);
+	return bb_viz_cgraph(NULL)->agnode(g, S(name), 1);
 }
 
 static void label(void *obj, const char *name, const char *extra)
@@ -37,17 +39,23 @@ static void label(void *obj, const char *name, const char *extra)
 	free(n);
 }
 
-static Agraph_t *svc_graph(const struct bb_vsvc *s)
+/* The service graph, or NULL with err set. */
+static Agraph_t *svc_graph(const struct bb_vsvc *s, struct bb_err *err)
 {
-	Agraph_t *g = agopen(S("services"), Agdirected, NULL);
-	if (!g)
+	const struct bb_viz_cg *cg = bb_viz_cgraph(err);
+	if (!cg)
 		return NULL;
+	Agraph_t *g = cg->agopen(S("services"), *cg->Agdirected, NULL);
+	if (!g) {
+		bb_err_set(err, "cannot create a graph");
+		return NULL;
+	}
 	set(g, "fontname", "Helvetica");
 	set(g, "rankdir", "LR");
 	if (s->title)
 		set(g, "label", s->title);
-	agattr(g, AGNODE, S("fontname"), S("Helvetica"));
-	agattr(g, AGEDGE, S("fontname"), S("Helvetica"));
+	cg->agattr(g, AGNODE, S("fontname"), S("Helvetica"));
+	cg->agattr(g, AGEDGE, S("fontname"), S("Helvetica"));
 	for (size_t i = 0; i < s->nnodes; i++) {
 		Agnode_t *n = svc_node(g, s->nodes[i].name);
 		label(n, s->nodes[i].name, s->nodes[i].label);
@@ -59,7 +67,7 @@ static Agraph_t *svc_graph(const struct bb_vsvc *s)
 	}
 	for (size_t i = 0; i < s->nedges; i++) {
 		const struct bb_vsvc_edge *e = &s->edges[i];
-		Agedge_t *ed = agedge(g, svc_node(g, e->from), svc_node(g, e->to), NULL, 1);
+		Agedge_t *ed = cg->agedge(g, svc_node(g, e->from), svc_node(g, e->to), NULL, 1);
 		if (e->label && *e->label)
 			set(ed, "label", e->label);
 		if (e->changed) {
@@ -73,14 +81,13 @@ static Agraph_t *svc_graph(const struct bb_vsvc *s)
 
 int bb_viz_svc_dot(FILE *out, const struct bb_vsvc *s, struct bb_err *err)
 {
-	Agraph_t *g = svc_graph(s);
-	if (!g) {
-		bb_err_set(err, "cannot create a graph");
+	Agraph_t *g = svc_graph(s, err);
+	if (!g)
 		return BB_ERR_IO;
-	}
+	const struct bb_viz_cg *cg = bb_viz_cgraph(NULL);
 	errno = 0;
-	int rc = agwrite(g, out);
-	agclose(g);
+	int rc = cg->agwrite(g, out);
+	cg->agclose(g);
 	if (rc != 0 || fflush(out) != 0 || ferror(out)) {
 		bb_err_set(err, "write error: %s", strerror(errno ? errno : EIO));
 		return BB_ERR_IO;
@@ -134,13 +141,11 @@ static char *render_svg(struct bb_vsvg *r, Agraph_t *g, size_t *len, struct bb_e
 
 char *bb_viz_svc_svg(struct bb_vsvg *r, const struct bb_vsvc *s, size_t *len, struct bb_err *err)
 {
-	Agraph_t *g = svc_graph(s);
-	if (!g) {
-		bb_err_set(err, "cannot create a graph");
+	Agraph_t *g = svc_graph(s, err);
+	if (!g)
 		return NULL;
-	}
 	char *svg = render_svg(r, g, len, err);
-	agclose(g);
+	bb_viz_cgraph(NULL)->agclose(g);
 	return svg;
 }
 
@@ -153,6 +158,6 @@ char *bb_viz_pattern_svg(struct bb_vsvg *r, const struct bb_vpattern *p, size_t 
 	unsigned seq = 0;
 	bb_viz_dot_node(g, &p->root, p->rank, &seq);
 	char *svg = render_svg(r, g, len, err);
-	agclose(g);
+	bb_viz_cgraph(NULL)->agclose(g);
 	return svg;
 }

@@ -548,6 +548,39 @@ static void t_units(void)
 	free(e);
 }
 
+/* The loader of libraries needed only by some outputs: a missing library and
+ * a missing symbol are errors that name them, and leave nothing loaded; a
+ * good load fills every slot, and the cgraph table is the library's own
+ * (the one this test links, for reading dot back). */
+static void t_dl_load(void)
+{
+	void *lib = NULL, *fn = NULL;
+	struct bb_err err = {{0}};
+	struct bb_viz_sym none[] = {{"strlen", &fn}};
+	CHECK_INT(bb_viz_dl_load(&lib, "libbb-no-such-library.so.0", "bb-nothing", none, 1, &err),
+	          -1);
+	CHECK(lib == NULL);
+	CHECK_HAS(err.msg, "cannot load libbb-no-such-library.so.0 (install bb-nothing): ");
+	struct bb_viz_sym lacks[] = {{"strlen", &fn}, {"bb_no_such_symbol", &fn}};
+	CHECK_INT(bb_viz_dl_load(&lib, "libc.so.6", "libc6", lacks, 2, &err), -1);
+	CHECK(lib == NULL);
+	CHECK_STR(err.msg, "libc.so.6 lacks bb_no_such_symbol, which bb needs");
+	CHECK_INT(bb_viz_dl_load(&lib, "libc.so.6", "libc6", none, 1, &err), 0);
+	CHECK(lib != NULL);
+	size_t (*len)(const char *);
+	memcpy(&len, &fn, sizeof(len));
+	CHECK_INT((long)len("four"), 4);
+
+	const struct bb_viz_cg *cg = bb_viz_cgraph(&err);
+	CHECK(cg != NULL);
+	CHECK(cg && cg->agopen == agopen);
+	CHECK(cg && cg->agwrite == agwrite);
+	/* the data as the library defines it (this program may hold a copy) */
+	CHECK(cg && cg->AgIdDisc->map == AgIdDisc.map);
+	CHECK(cg && memcmp(cg->Agdirected, &Agdirected, sizeof(Agdirected)) == 0);
+	CHECK(bb_viz_cgraph(NULL) == cg);
+}
+
 static const struct unit_test tests[] = {
 	{"patterns_json", t_patterns_json},
 	{"patterns_dot", t_patterns_dot},
@@ -558,6 +591,7 @@ static const struct unit_test tests[] = {
 	{"graph_text", t_graph_text},
 	{"values", t_values},
 	{"units", t_units},
+	{"dl_load", t_dl_load},
 };
 
 UNIT_MAIN(tests)
