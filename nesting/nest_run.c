@@ -461,7 +461,7 @@ static int run(struct bb_nest *n, struct bb_tsrc *src, const struct bb_reader_op
 int bb_nest_run_stream(struct bb_nest *n, FILE *fp, const char *name,
                        const struct bb_reader_opts *ro, struct bb_err *err)
 {
-	struct bb_tsrc *src = bb_tsrc_stream(fp, name);
+	struct bb_tsrc *src = bb_tsrc_stream(fp, name, BB_TSRC_READ_MAX);
 	int rc = run(n, src, ro, err);
 	bb_tsrc_free(src);
 	return rc;

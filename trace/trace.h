@@ -190,25 +190,32 @@ const char *bb_reader_name(const struct bb_reader *r);
 /* ---- a trace read in several passes (trace_src.c) ---------------------------- */
 
 /* A trace that a program reads more than once (bbnest's two passes). A regular
- * file read from its start is mapped read-only and read in place: no input
- * buffer, and each reader on it gives back the pages well behind what it has
- * read, so a long trace does not stay resident. Another stream is read as a
- * stream and rewound for each later pass; a buffer is read in place. */
+ * file read from its start is held in memory and read in place, without an
+ * input buffer: one of 512 KiB to read_max bytes is read into anonymous
+ * memory in transparent huge pages where the system has them; any other is
+ * mapped read-only, and each reader on the map gives back the pages well
+ * behind what it has read, so a long trace does not stay resident. Another
+ * stream is read as a stream and rewound for each later pass; a buffer is
+ * read in place. */
 struct bb_tsrc;
-/* Borrows fp (never closed here) and name; returns new (bb_tsrc_free). */
-struct bb_tsrc *bb_tsrc_stream(FILE *fp, const char *name);
+/* The read_max programs pass: bigger files are mapped. */
+#define BB_TSRC_READ_MAX ((size_t)64 << 20)
+/* Borrows fp (never closed here) and name; returns new (bb_tsrc_free).
+ * read_max 0 maps every regular file. */
+struct bb_tsrc *bb_tsrc_stream(FILE *fp, const char *name, size_t read_max);
 /* Borrows buf and name for the source's life; returns new (bb_tsrc_free). */
 struct bb_tsrc *bb_tsrc_mem(const char *buf, size_t len, const char *name);
-/* Unmaps what the source mapped; NULL is fine. */
+/* Unmaps what the source mapped or read; NULL is fine. */
 void bb_tsrc_free(struct bb_tsrc *s);
-/* Whether the trace is in memory (mapped or a buffer), and its length then. */
+/* Whether the trace is in memory (read, mapped or a buffer), and its length then. */
 int bb_tsrc_in_memory(const struct bb_tsrc *s, size_t *len);
 /* A new reader of the whole trace (bb_reader_free it before the next one): the
  * first from the stream's position, later ones from its start. NULL with err
  * set when the stream cannot be rewound or the reader fails. */
 struct bb_reader *bb_tsrc_reader(struct bb_tsrc *s, const struct bb_reader_opts *opts,
                                  struct bb_err *err);
-/* Gives back the map early, when no later pass will read the trace. */
+/* Gives back the memory the file was read into or mapped to early, when no
+ * later pass will read the trace. */
 void bb_tsrc_unmap(struct bb_tsrc *s);
 
 /* ---- writer -------------------------------------------------------------------- */

@@ -1136,8 +1136,9 @@ static int tsrc_read_all(struct bb_tsrc *src, int skip, int *n)
 
 static void test_tsrc(void)
 {
-	/* ~17 MB: the reader of the map gives back pages behind it (past 12 MiB)
-	 * and every record still reads right, twice */
+	/* ~17 MB, mapped (read_max 0), then read into memory: the reader of the
+	 * map gives back pages behind it (past 12 MiB); both ways every record
+	 * reads right, twice, and again from the stream once given back */
 	char *p = tmp_path("tsrc");
 	FILE *f = fopen(p, "w");
 	int n = 300000, got;
@@ -1146,29 +1147,59 @@ static void test_tsrc(void)
 		fprintf(f, "%d.%09d\tCALL\tnode%d\tnode%d\tid%d\tpad=%040d\n", 1000 + i / 7, i % 7,
 		        i % 13, i % 11, i, i);
 	fclose(f);
-	FILE *fp = fopen(p, "r");
-	struct bb_tsrc *src = bb_tsrc_stream(fp, "t.tr");
-	size_t len;
-	CHECK_INT(bb_tsrc_in_memory(src, &len), 1);
-	CHECK(len > (size_t)16 << 20);
-	for (int pass = 0; pass < 2; pass++) {
+	for (int way = 0; way < 2; way++) {
+		FILE *fp = fopen(p, "r");
+		struct bb_tsrc *src = bb_tsrc_stream(fp, "t.tr", way ? BB_TSRC_READ_MAX : 0);
+		size_t len;
+		CHECK_INT(bb_tsrc_in_memory(src, &len), 1);
+		CHECK(len > (size_t)16 << 20);
+		for (int pass = 0; pass < 2; pass++) {
+			CHECK(tsrc_read_all(src, 1, &got));
+			CHECK_INT(got, n);
+		}
+		bb_tsrc_unmap(src);
+		CHECK_INT(bb_tsrc_in_memory(src, &len), 0);
 		CHECK(tsrc_read_all(src, 1, &got));
 		CHECK_INT(got, n);
+		bb_tsrc_free(src);
+		fclose(fp);
 	}
-	/* unmapped: the stream, rewound */
-	bb_tsrc_unmap(src);
-	CHECK_INT(bb_tsrc_in_memory(src, &len), 0);
-	CHECK(tsrc_read_all(src, 1, &got));
-	CHECK_INT(got, n);
-	bb_tsrc_free(src);
-	fclose(fp);
+	/* a file that ends without its LF, at any of the first 64 lengths past
+	 * 512 KiB: read into memory or not, the last record reads */
+	f = fopen(p, "w");
+	fprintf(f, "#bbtrace 1\n");
+	int lines = 0;
+	while (ftell(f) < (512 << 10)) {
+		fprintf(f, "%d.5\tCALL\ta\tb\tid%d\n", 1000 + lines, lines);
+		lines++;
+	}
+	fclose(f);
+	for (int extra = 0; extra < 64; extra++) {
+		f = fopen(p, "w");
+		fprintf(f, "#bbtrace 1\n");
+		for (int i = 0; i < lines; i++)
+			fprintf(f, "%d.5\tCALL\ta\tb\tid%d\n", 1000 + i, i);
+		fprintf(f, "%d.5\tRET\tb\ta\tid%d\tpad=%0*d", 1000 + lines, lines, extra + 1, 0);
+		long want = ftell(f);
+		fclose(f);
+		FILE *fp = fopen(p, "r");
+		struct bb_tsrc *src = bb_tsrc_stream(fp, "t.tr", BB_TSRC_READ_MAX);
+		size_t len;
+		CHECK_INT(bb_tsrc_in_memory(src, &len), 1);
+		CHECK_INT((long)len, want);
+		CHECK(tsrc_read_all(src, 1, &got));
+		CHECK_INT(got, lines + 1);
+		bb_tsrc_free(src);
+		fclose(fp);
+	}
 	unlink(p);
 	free(p);
 
 	/* a stream that cannot be mapped is read as one, rewound for the second pass */
 	static const char text[] = "#bbtrace 1\n1.5\tCALL\ta\tb\tid0\n2.5\tRET\tb\ta\tid1\n";
-	fp = fmemopen((void *)(uintptr_t)text, sizeof text - 1, "r");
-	src = bb_tsrc_stream(fp, "m.tr");
+	FILE *fp = fmemopen((void *)(uintptr_t)text, sizeof text - 1, "r");
+	struct bb_tsrc *src = bb_tsrc_stream(fp, "m.tr", BB_TSRC_READ_MAX);
+	size_t len;
 	CHECK_INT(bb_tsrc_in_memory(src, &len), 0);
 	for (int pass = 0; pass < 2; pass++) {
 		CHECK(tsrc_read_all(src, 1, &got));
