@@ -33,7 +33,7 @@ int bb_viz_dl_load(void **lib, const char *soname, const char *pkg, const struct
 }
 
 /* cgraph is loaded when the first graph is made: linked, libcgraph and libcdt
- * are mapped and relocated at every start of bbnest and bbconv, 0.7 ms of
+ * are mapped and relocated at every start of bbnest and bbconv, 0.4-0.7 ms of
  * the 11 ms bbnest --json takes for table1-short on the project's machine,
  * though only dot output uses them. BB_LIBCGRAPH is the soname of the
  * library the headers came with (viz/CMakeLists.txt). */
