@@ -329,7 +329,6 @@ static uint64_t *unclear_elsewhere(const struct bb_nest *n)
 	return out;
 }
 
-/* Ranks, prunes and converts the patterns into viz's model. */
 /* Every histogram under a back to its sorted bins (nest_hist_seal). */
 static void anode_seal(struct bb_nest *n, struct anode *a)
 {
@@ -339,6 +338,7 @@ static void anode_seal(struct bb_nest *n, struct anode *a)
 		anode_seal(n, &a->children[i]);
 }
 
+/* Ranks, prunes and converts the patterns into viz's model. */
 void nest_export(struct bb_nest *n)
 {
 	for (size_t i = 0; i < n->pats.npat; i++)

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "trace/trace.h"
+#include "trace/trace_int.h"
 
 /* Formats into err->msg (truncated, always NUL-terminated); err NULL does nothing. */
 void bb_err_set(struct bb_err *err, const char *fmt, ...)
@@ -72,7 +73,6 @@ static void oom(size_t n, size_t size)
  * TLB misses where it is read at random (-15% CPU on Table 1's
  * par-medium). Only the whole huge pages inside the block; a hint, whose
  * failure changes nothing. */
-#define HUGE_PAGE ((uintptr_t)2 << 20)
 
 static void *huge(void *p, size_t n)
 {

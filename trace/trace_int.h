@@ -62,6 +62,10 @@ const char *bb_time_why(int why);
  * formatted time, for a writer that keeps the seconds of the last one. */
 void bb_time_frac9(uint32_t frac, char *p);
 
+/* The transparent huge page the trace library asks for (x86-64's 2 MiB):
+ * big arrays and a trace file read into memory are aligned to it. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
 /* A hint to start loading *p; nothing on compilers without the builtin. */
 #if defined(__GNUC__)
 #define BB_PREFETCH(p) __builtin_prefetch(p)

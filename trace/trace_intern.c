@@ -39,7 +39,6 @@ struct bb_intern {
 #define BLOCK_MIN 4096
 #define BLOCK_MAX (4u << 20)
 #define INIT_SLOTS 64
-#define HUGE_PAGE ((size_t)2 << 20)
 
 static inline uint64_t load64(const unsigned char *p)
 {

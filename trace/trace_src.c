@@ -51,7 +51,6 @@ static int huge_pages_usable(void)
  * and a big trace never sits in memory twice. Neither is malloc's heap.
  * Returns 0, or -1 with nothing changed. */
 #define READ_MIN ((size_t)512 << 10)
-#define HUGE_PAGE ((uintptr_t)2 << 20)
 
 static int read_file(struct bb_tsrc *s, int fd, size_t n, size_t read_max)
 {

@@ -8,6 +8,9 @@
 
 #include "viz/viz.h"
 
+/* cgraph 2.x takes char * for strings it only reads. */
+#define S(x) ((char *)(uintptr_t)(x))
+
 /* A symbol to take from a shared library: its name, and the address of the
  * function or data pointer to fill. */
 struct bb_viz_sym {
@@ -64,6 +67,10 @@ int bb_viz_dump_json(FILE *out, json_t *root, struct bb_err *err);
  * escapes in labels), control bytes and invalid UTF-8 written as \xNN.
  * Returns new, caller frees. */
 char *bb_viz_dot_label(const char *s);
+
+/* Sets attribute key of a graph, node or edge to val (cgraph is loaded: a
+ * graph exists). */
+void bb_viz_dot_set(void *obj, const char *key, const char *val);
 
 /* A pattern node and its subtree into sub (figure 8's labels); node ids
  * "p<rank>n<seq>". Returns the node. */

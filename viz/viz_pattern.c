@@ -59,9 +59,6 @@ void bb_viz_shape_id(const char *shape, char *buf)
 
 /* ---- dot ------------------------------------------------------------------- */
 
-/* cgraph 2.x takes char * for strings it only reads. */
-#define S(x) ((char *)(uintptr_t)(x))
-
 /* A mean in ns, rounded, as int64_t: saturated, since the latencies of a
  * trace with timestamps 2^63 ns apart average beyond int64_t's range. */
 static int64_t mean_ns(double m)
@@ -74,9 +71,7 @@ static int64_t mean_ns(double m)
 	return r < 9223372036854775807.0 ? (int64_t)r : INT64_MAX;
 }
 
-/* Sets attribute key of a graph, node or edge (cgraph is loaded: a graph
- * exists). */
-static void set(void *obj, const char *key, const char *val)
+void bb_viz_dot_set(void *obj, const char *key, const char *val)
 {
 	bb_viz_cgraph(NULL)->agsafeset(obj, S(key), S(val), S(""));
 }
@@ -96,7 +91,7 @@ Agnode_t *bb_viz_dot_node(Agraph_t *sub, const struct bb_vnode *v, unsigned rank
 	} else {
 		snprintf(label, len, "%s", name);
 	}
-	set(nd, "label", label);
+	bb_viz_dot_set(nd, "label", label);
 	free(label);
 	free(name);
 	for (size_t i = 0; i < v->nchildren; i++) {
@@ -105,7 +100,7 @@ Agnode_t *bb_viz_dot_node(Agraph_t *sub, const struct bb_vnode *v, unsigned rank
 		Agedge_t *e = cg->agedge(sub, nd, cn, NULL, 1);
 		if (c->call_delay.n) {
 			bb_viz_fmt_ns_ascii(mean_ns(c->call_delay.mean), dur);
-			set(e, "label", dur);
+			bb_viz_dot_set(e, "label", dur);
 		}
 	}
 	return nd;
@@ -232,7 +227,7 @@ Agraph_t *bb_viz_pattern_graph(const char *name, struct bb_err *err)
 		bb_err_set(err, "cannot create a graph");
 		return NULL;
 	}
-	set(g, "fontname", "Helvetica");
+	bb_viz_dot_set(g, "fontname", "Helvetica");
 	cg->agattr(g, AGNODE, S("fontname"), S("Helvetica"));
 	cg->agattr(g, AGEDGE, S("fontname"), S("Helvetica"));
 	cg->agattr(g, AGNODE, S("label"), S("\\N"));
@@ -260,7 +255,7 @@ int bb_viz_patterns_dot(FILE *out, const struct bb_vpatterns *p, struct bb_err *
 		snprintf(label, len, "#%u: %llu path%s%s, %s total\\nid %s%s%s", pt->rank,
 		         (unsigned long long)pt->count, pt->count == 1 ? "" : "s", iv, total,
 		         bb_viz_pattern_id(pt, id), req ? " req " : "", req ? req : "");
-		set(sub, "label", label);
+		bb_viz_dot_set(sub, "label", label);
 		free(label);
 		free(req);
 		unsigned seq = 0;

@@ -8,15 +8,6 @@
 
 #include "viz/viz_int.h"
 
-#define S(x) ((char *)(uintptr_t)(x))
-
-/* Sets attribute key of a graph, node or edge (cgraph is loaded: a graph
- * exists). */
-static void set(void *obj, const char *key, const char *val)
-{
-	bb_viz_cgraph(NULL)->agsafeset(obj, S(key), S(val), S(""));
-}
-
 static Agnode_t *svc_node(Agraph_t *g, const char *name)
 {
 	return bb_viz_cgraph(NULL)->agnode(g, S(name), 1);
@@ -30,11 +21,11 @@ static void label(void *obj, const char *name, const char *extra)
 		size_t len = strlen(n) + strlen(e) + 4;
 		char *l = bb_xmalloc(len);
 		snprintf(l, len, "%s\\n%s", n, e);
-		set(obj, "label", l);
+		bb_viz_dot_set(obj, "label", l);
 		free(l);
 		free(e);
 	} else {
-		set(obj, "label", n);
+		bb_viz_dot_set(obj, "label", n);
 	}
 	free(n);
 }
@@ -50,30 +41,30 @@ static Agraph_t *svc_graph(const struct bb_vsvc *s, struct bb_err *err)
 		bb_err_set(err, "cannot create a graph");
 		return NULL;
 	}
-	set(g, "fontname", "Helvetica");
-	set(g, "rankdir", "LR");
+	bb_viz_dot_set(g, "fontname", "Helvetica");
+	bb_viz_dot_set(g, "rankdir", "LR");
 	if (s->title)
-		set(g, "label", s->title);
+		bb_viz_dot_set(g, "label", s->title);
 	cg->agattr(g, AGNODE, S("fontname"), S("Helvetica"));
 	cg->agattr(g, AGEDGE, S("fontname"), S("Helvetica"));
 	for (size_t i = 0; i < s->nnodes; i++) {
 		Agnode_t *n = svc_node(g, s->nodes[i].name);
 		label(n, s->nodes[i].name, s->nodes[i].label);
 		if (s->nodes[i].changed) {
-			set(n, "color", "red");
-			set(n, "fontcolor", "red");
-			set(n, "penwidth", "3");
+			bb_viz_dot_set(n, "color", "red");
+			bb_viz_dot_set(n, "fontcolor", "red");
+			bb_viz_dot_set(n, "penwidth", "3");
 		}
 	}
 	for (size_t i = 0; i < s->nedges; i++) {
 		const struct bb_vsvc_edge *e = &s->edges[i];
 		Agedge_t *ed = cg->agedge(g, svc_node(g, e->from), svc_node(g, e->to), NULL, 1);
 		if (e->label && *e->label)
-			set(ed, "label", e->label);
+			bb_viz_dot_set(ed, "label", e->label);
 		if (e->changed) {
-			set(ed, "color", "red");
-			set(ed, "fontcolor", "red");
-			set(ed, "penwidth", "3");
+			bb_viz_dot_set(ed, "color", "red");
+			bb_viz_dot_set(ed, "fontcolor", "red");
+			bb_viz_dot_set(ed, "penwidth", "3");
 		}
 	}
 	return g;

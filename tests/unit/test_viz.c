@@ -17,9 +17,6 @@
 #include "viz/viz_int.h"
 #include "unit.h"
 
-/* cgraph 2.x takes char * for strings it only reads (as viz_pattern.c does). */
-#define S(x) ((char *)(uintptr_t)(x))
-
 /* ---- capture of an output ------------------------------------------------------ */
 
 struct mem {
